@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Creates (once) and reuses the project virtual environment .venv with the Python
+# tools the tests and benchmarks need: numpy, pytest, and torch/torchvision as oracle and peer.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv="$root/.venv"
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv"
+fi
+stamp="$venv/.poolgrad-deps-v1"
+if [ ! -f "$stamp" ]; then
+  "$venv/bin/pip" install --quiet --upgrade pip
+  "$venv/bin/pip" install --quiet numpy pytest torch torchvision
+  touch "$stamp"
+fi

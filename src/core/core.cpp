@@ -1,0 +1,590 @@
+// poolgrad core: errors, dtype helpers, tensor handles, executors, threads.
+#include "core.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <unordered_set>
+
+#include "poolgrad/poolgrad.h"
+
+namespace poolgrad {
+
+// ---- errors -----------------------------------------------------------------------------------
+namespace {
+thread_local std::string t_last_error;
+
+std::string vformat(const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = std::vsnprintf(nullptr, 0, fmt, ap2);
+  va_end(ap2);
+  if (n <= 0) return std::string();
+  std::string s(static_cast<size_t>(n) + 1, '\0');
+  std::vsnprintf(&s[0], s.size(), fmt, ap);
+  s.resize(static_cast<size_t>(n));
+  return s;
+}
+}  // namespace
+
+std::string take_error() {
+  std::string s;
+  s.swap(t_last_error);
+  return s;
+}
+
+std::string format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  std::string s = vformat(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+void set_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  t_last_error = vformat(fmt, ap);
+  va_end(ap);
+}
+
+aclnnStatus fail(aclnnStatus status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  t_last_error = vformat(fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+// ---- dtypes -----------------------------------------------------------------------------------
+static inline uint32_t f2u(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+static inline float u2f(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+float half_to_float(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t mant = h & 0x3ffu;
+  if (exp == 0) {
+    if (mant == 0) return u2f(sign);
+    float v = static_cast<float>(mant) * 5.9604644775390625e-8f;  // mant * 2^-24
+    return u2f(sign | f2u(v));
+  }
+  if (exp == 31) return u2f(sign | 0x7f800000u | (mant << 13));
+  return u2f(sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+uint16_t float_to_half(float f) {
+  uint32_t x = f2u(f);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  x &= 0x7fffffffu;
+  if (x >= 0x7f800000u) return static_cast<uint16_t>(sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u));
+  if (x >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to infinity
+  if (x < 0x38800000u) {
+    // Below the smallest normal half: adding 0.5f aligns the bits so that the low mantissa bits
+    // are the correctly rounded (to nearest even) subnormal half.
+    float a = u2f(x) + 0.5f;
+    return static_cast<uint16_t>(sign | (f2u(a) - 0x3f000000u));
+  }
+  uint32_t odd = (x >> 13) & 1u;
+  x += 0xc8000fffu + odd;  // rebias the exponent (-112 << 23) and round to nearest even
+  return static_cast<uint16_t>(sign | (x >> 13));
+}
+
+uint16_t float_to_bf16(float f) {
+  uint32_t x = f2u(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>(x >> 16);
+}
+
+const char *dtype_name(aclDataType t) {
+  switch (t) {
+    case ACL_FLOAT: return "FLOAT";
+    case ACL_FLOAT16: return "FLOAT16";
+    case ACL_INT8: return "INT8";
+    case ACL_INT32: return "INT32";
+    case ACL_UINT8: return "UINT8";
+    case ACL_INT16: return "INT16";
+    case ACL_UINT16: return "UINT16";
+    case ACL_UINT32: return "UINT32";
+    case ACL_INT64: return "INT64";
+    case ACL_UINT64: return "UINT64";
+    case ACL_DOUBLE: return "DOUBLE";
+    case ACL_BOOL: return "BOOL";
+    case ACL_STRING: return "STRING";
+    case ACL_COMPLEX64: return "COMPLEX64";
+    case ACL_COMPLEX128: return "COMPLEX128";
+    case ACL_BF16: return "BF16";
+    case ACL_INT4: return "INT4";
+    case ACL_UINT1: return "UINT1";
+    case ACL_COMPLEX32: return "COMPLEX32";
+    case ACL_DT_UNDEFINED: return "UNDEFINED";
+  }
+  return "UNKNOWN";
+}
+
+int64_t dtype_size(aclDataType t) {
+  switch (t) {
+    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: return 4;
+    case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: case ACL_UINT16: return 2;
+    case ACL_INT8: case ACL_UINT8: case ACL_BOOL: return 1;
+    case ACL_INT64: case ACL_UINT64: case ACL_DOUBLE: case ACL_COMPLEX64: return 8;
+    case ACL_COMPLEX128: return 16;
+    case ACL_COMPLEX32: return 4;
+    default: return 0;
+  }
+}
+
+const char *format_name(aclFormat f) {
+  switch (f) {
+    case ACL_FORMAT_UNDEFINED: return "UNDEFINED";
+    case ACL_FORMAT_NCHW: return "NCHW";
+    case ACL_FORMAT_NHWC: return "NHWC";
+    case ACL_FORMAT_ND: return "ND";
+    case ACL_FORMAT_NC1HWC0: return "NC1HWC0";
+    case ACL_FORMAT_FRACTAL_Z: return "FRACTAL_Z";
+    case ACL_FORMAT_NC1HWC0_C04: return "NC1HWC0_C04";
+    case ACL_FORMAT_HWCN: return "HWCN";
+    case ACL_FORMAT_NDHWC: return "NDHWC";
+    case ACL_FORMAT_FRACTAL_NZ: return "FRACTAL_NZ";
+    case ACL_FORMAT_NCDHW: return "NCDHW";
+    case ACL_FORMAT_NDC1HWC0: return "NDC1HWC0";
+    case ACL_FRACTAL_Z_3D: return "FRACTAL_Z_3D";
+    case ACL_FORMAT_NC: return "NC";
+    case ACL_FORMAT_NCL: return "NCL";
+  }
+  return "UNKNOWN";
+}
+
+bool is_known_format(aclFormat f) { return std::strcmp(format_name(f), "UNKNOWN") != 0; }
+
+bool is_private_format(aclFormat f) {
+  switch (f) {
+    case ACL_FORMAT_ND: case ACL_FORMAT_NCHW: case ACL_FORMAT_NHWC: case ACL_FORMAT_HWCN:
+    case ACL_FORMAT_NDHWC: case ACL_FORMAT_NCDHW: case ACL_FORMAT_NC: case ACL_FORMAT_NCL:
+      return false;
+    default: return true;
+  }
+}
+
+// ---- tensors ----------------------------------------------------------------------------------
+int64_t View::numel() const {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;  // dims were checked at creation: the product fits int64
+  return n;
+}
+
+Strided4 to_nchw(const View &v, bool nhwc) {
+  Strided4 t;
+  t.base = static_cast<char *>(v.data) + (v.data ? v.offset * dtype_size(v.dtype) : 0);
+  const int r = v.rank();
+  const int off = r == 4 ? 1 : 0;  // position of the first non-batch dim
+  if (r == 4) {
+    t.n = v.dims[0];
+    t.sn = v.strides[0];
+  }
+  int ic = nhwc ? off + 2 : off, ih = nhwc ? off : off + 1, iw = nhwc ? off + 1 : off + 2;
+  t.c = v.dims[ic];
+  t.sc = v.strides[ic];
+  t.h = v.dims[ih];
+  t.sh = v.strides[ih];
+  t.w = v.dims[iw];
+  t.sw = v.strides[iw];
+  return t;
+}
+
+std::string dims_str(const std::vector<int64_t> &d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(d[i]);
+  }
+  return s + "]";
+}
+
+bool view_is_non_overlapping(const View &v) {
+  std::vector<std::pair<int64_t, int64_t>> ds;  // (|stride|, size)
+  for (size_t i = 0; i < v.dims.size(); ++i) {
+    if (v.dims[i] == 0) return true;
+    if (v.dims[i] > 1) ds.emplace_back(v.strides[i] < 0 ? -v.strides[i] : v.strides[i], v.dims[i]);
+  }
+  std::sort(ds.begin(), ds.end());
+  int64_t extent = 0;  // max offset reachable by the dims seen so far
+  for (auto &p : ds) {
+    if (p.first <= extent) return false;
+    extent += p.first * (p.second - 1);
+  }
+  return true;
+}
+
+// ---- executors --------------------------------------------------------------------------------
+namespace {
+std::mutex g_exec_mutex;
+std::unordered_set<aclOpExecutor *> &live_executors() {
+  static auto *s = new std::unordered_set<aclOpExecutor *>();
+  return *s;
+}
+}  // namespace
+
+aclOpExecutor *new_executor(const char *api, std::function<aclnnStatus()> run,
+                            uint64_t workspace_size) {
+  auto *e = new (std::nothrow) aclOpExecutor();
+  if (!e) return nullptr;
+  e->api = api;
+  e->run = std::move(run);
+  e->workspace_size = workspace_size;
+  std::lock_guard<std::mutex> lock(g_exec_mutex);
+  live_executors().insert(e);
+  return e;
+}
+
+aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_size,
+                         aclOpExecutor *executor, aclrtStream /*stream*/) {
+  if (executor == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
+  {
+    std::lock_guard<std::mutex> lock(g_exec_mutex);
+    if (!live_executors().count(executor))
+      return fail(ACLNN_ERR_PARAM_INVALID,
+                  "%s: executor %p is not a live executor (a single-use executor already ran, or it "
+                  "was destroyed)",
+                  api, static_cast<void *>(executor));
+  }
+  if (workspace_size > 0 && workspace == nullptr)
+    return fail(ACLNN_ERR_PARAM_NULLPTR,
+                "%s: workspace must not be null when workspaceSize is %" PRIu64 "", api,
+                workspace_size);
+  aclnnStatus st = ACLNN_SUCCESS;
+  if (std::strcmp(executor->api, api) != 0) {
+    st = fail(ACLNN_ERR_PARAM_INVALID, "%s: executor was made by %sGetWorkspaceSize", api,
+              executor->api);
+  } else if (workspace_size < executor->workspace_size) {
+    st = fail(ACLNN_ERR_PARAM_INVALID,
+              "%s: workspaceSize must be >= %" PRIu64 " (asked for by phase 1), but got %" PRIu64,
+              api, executor->workspace_size, workspace_size);
+  } else if (executor->run) {
+    st = executor->run();
+  }
+  if (!executor->repeatable) {
+    std::lock_guard<std::mutex> lock(g_exec_mutex);
+    live_executors().erase(executor);
+    delete executor;
+  }
+  return st;
+}
+
+// ---- threads ----------------------------------------------------------------------------------
+namespace {
+int default_threads() {
+  const char *env = std::getenv("POOLGRAD_NUM_THREADS");
+  if (env && *env) {
+    char *end = nullptr;
+    long v = std::strtol(env, &end, 10);
+    if (end && *end == '\0' && v >= 1 && v <= 1024) return static_cast<int>(v);
+  }
+  int n = omp_get_num_procs();
+  return n >= 1 ? n : 1;
+}
+std::atomic<int> g_threads{0};
+}  // namespace
+
+int num_threads() {
+  int t = g_threads.load(std::memory_order_relaxed);
+  if (t <= 0) {
+    t = default_threads();
+    g_threads.store(t, std::memory_order_relaxed);
+  }
+  return t;
+}
+
+void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)> &fn, int threads) {
+  if (n <= 0) return;
+  int t = threads > 0 ? threads : num_threads();
+  if (t > n) t = static_cast<int>(n);
+  if (t <= 1) {
+    fn(0, n);
+    return;
+  }
+#pragma omp parallel num_threads(t)
+  {
+    int64_t nt = omp_get_num_threads();
+    int64_t id = omp_get_thread_num();
+    int64_t b = n * id / nt, e = n * (id + 1) / nt;
+    if (b < e) fn(b, e);
+  }
+}
+
+}  // namespace poolgrad
+
+using namespace poolgrad;
+
+// ---- public C API: tensors --------------------------------------------------------------------
+extern "C" {
+
+aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                           const int64_t *stride, int64_t offset, aclFormat format,
+                           const int64_t *storageDims, uint64_t storageDimsNum,
+                           void *tensorData) {
+  static const char *api = "aclCreateTensor";
+  if (viewDimsNum > 0 && viewDims == nullptr) {
+    set_error("%s: viewDims must not be null when viewDimsNum is %" PRIu64, api, viewDimsNum);
+    return nullptr;
+  }
+  if (viewDimsNum > 0 && stride == nullptr) {
+    set_error("%s: stride must not be null when viewDimsNum is %" PRIu64, api, viewDimsNum);
+    return nullptr;
+  }
+  if (storageDimsNum > 0 && storageDims == nullptr) {
+    set_error("%s: storageDims must not be null when storageDimsNum is %" PRIu64, api,
+              storageDimsNum);
+    return nullptr;
+  }
+  if (viewDimsNum > 64 || storageDimsNum > 64) {
+    set_error("%s: at most 64 dims are supported, but got viewDimsNum=%" PRIu64
+              " storageDimsNum=%" PRIu64, api, viewDimsNum, storageDimsNum);
+    return nullptr;
+  }
+  if (dtype_size(dataType) == 0 && dataType != ACL_STRING) {
+    // Unknown and sub-byte dtypes are kept (ops reject them with their own message) but must
+    // still be a value of the enum.
+    if (std::strcmp(dtype_name(dataType), "UNKNOWN") == 0) {
+      set_error("%s: dataType %d is not an aclDataType", api, static_cast<int>(dataType));
+      return nullptr;
+    }
+  }
+  if (!is_known_format(format)) {
+    set_error("%s: format %d is not an aclFormat", api, static_cast<int>(format));
+    return nullptr;
+  }
+  if (offset < 0) {
+    set_error("%s: offset must be >= 0, but got %" PRId64, api, offset);
+    return nullptr;
+  }
+  // Storage element count, overflow-checked.
+  int64_t storage = 1;
+  for (uint64_t i = 0; i < storageDimsNum; ++i) {
+    if (storageDims[i] < 0) {
+      set_error("%s: storageDims[%" PRIu64 "] must be >= 0, but got %" PRId64, api, i,
+                storageDims[i]);
+      return nullptr;
+    }
+    if (__builtin_mul_overflow(storage, storageDims[i], &storage)) {
+      set_error("%s: the storage element count %s overflows int64", api,
+                dims_str(std::vector<int64_t>(storageDims, storageDims + storageDimsNum)).c_str());
+      return nullptr;
+    }
+  }
+  // View extent, overflow-checked: the lowest and highest element offsets.
+  int64_t lo = offset, hi = offset, count = 1;
+  bool empty = false;
+  for (uint64_t i = 0; i < viewDimsNum; ++i) {
+    if (viewDims[i] < 0) {
+      set_error("%s: viewDims[%" PRIu64 "] must be >= 0, but got %" PRId64, api, i, viewDims[i]);
+      return nullptr;
+    }
+    if (viewDims[i] == 0) empty = true;
+    if (__builtin_mul_overflow(count, viewDims[i], &count)) {
+      set_error("%s: the view element count of %s overflows int64", api,
+                dims_str(std::vector<int64_t>(viewDims, viewDims + viewDimsNum)).c_str());
+      return nullptr;
+    }
+  }
+  if (!empty) {
+    for (uint64_t i = 0; i < viewDimsNum; ++i) {
+      int64_t span;
+      if (__builtin_mul_overflow(viewDims[i] - 1, stride[i], &span) ||
+          __builtin_add_overflow(span > 0 ? hi : lo, span, span > 0 ? &hi : &lo)) {
+        set_error("%s: the view extent overflows int64 (viewDims[%" PRIu64 "]=%" PRId64
+                  ", stride[%" PRIu64 "]=%" PRId64 ")", api, i, viewDims[i], i, stride[i]);
+        return nullptr;
+      }
+    }
+    int64_t bytes;
+    int64_t es = dtype_size(dataType) > 0 ? dtype_size(dataType) : 1;
+    if (__builtin_mul_overflow(storage, es, &bytes)) {
+      set_error("%s: the storage byte size overflows int64", api);
+      return nullptr;
+    }
+    if (lo < 0 || hi >= storage) {
+      set_error("%s: the view (dims %s, strides %s, offset %" PRId64
+                ") reaches elements [%" PRId64 ", %" PRId64 "], outside the storage of %" PRId64
+                " elements (storageDims %s)", api,
+                dims_str(std::vector<int64_t>(viewDims, viewDims + viewDimsNum)).c_str(),
+                dims_str(std::vector<int64_t>(stride, stride + viewDimsNum)).c_str(), offset, lo,
+                hi, storage,
+                dims_str(std::vector<int64_t>(storageDims, storageDims + storageDimsNum)).c_str());
+      return nullptr;
+    }
+    if (tensorData == nullptr && storage > 0) {
+      // CANN allows a null address for a description-only tensor; the ops reject it.
+    }
+  }
+  auto *t = new (std::nothrow) aclTensor();
+  if (!t) {
+    set_error("%s: out of memory", api);
+    return nullptr;
+  }
+  t->view.data = tensorData;
+  t->view.dtype = dataType;
+  t->view.format = format;
+  t->view.offset = offset;
+  t->view.dims.assign(viewDims, viewDims + viewDimsNum);
+  t->view.strides.assign(stride, stride + viewDimsNum);
+  t->storage_dims.assign(storageDims, storageDims + storageDimsNum);
+  return t;
+}
+
+aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
+  delete tensor;
+  return ACLNN_SUCCESS;
+}
+
+aclIntArray *aclCreateIntArray(const int64_t *value, uint64_t size) {
+  if (size > 0 && value == nullptr) {
+    set_error("aclCreateIntArray: value must not be null when size is %" PRIu64, size);
+    return nullptr;
+  }
+  if (size > (1u << 20)) {
+    set_error("aclCreateIntArray: size %" PRIu64 " is too large", size);
+    return nullptr;
+  }
+  auto *a = new (std::nothrow) aclIntArray();
+  if (a) a->values.assign(value, value + size);
+  return a;
+}
+aclFloatArray *aclCreateFloatArray(const float *value, uint64_t size) {
+  if ((size > 0 && value == nullptr) || size > (1u << 20)) {
+    set_error("aclCreateFloatArray: bad value/size (size %" PRIu64 ")", size);
+    return nullptr;
+  }
+  auto *a = new (std::nothrow) aclFloatArray();
+  if (a) a->values.assign(value, value + size);
+  return a;
+}
+aclBoolArray *aclCreateBoolArray(const bool *value, uint64_t size) {
+  if ((size > 0 && value == nullptr) || size > (1u << 20)) {
+    set_error("aclCreateBoolArray: bad value/size (size %" PRIu64 ")", size);
+    return nullptr;
+  }
+  auto *a = new (std::nothrow) aclBoolArray();
+  if (a) a->values.assign(value, value + size);
+  return a;
+}
+aclnnStatus aclDestroyIntArray(const aclIntArray *array) {
+  delete array;
+  return ACLNN_SUCCESS;
+}
+aclnnStatus aclDestroyFloatArray(const aclFloatArray *array) {
+  delete array;
+  return ACLNN_SUCCESS;
+}
+aclnnStatus aclDestroyBoolArray(const aclBoolArray *array) {
+  delete array;
+  return ACLNN_SUCCESS;
+}
+
+static aclnnStatus copy_out(const char *api, const std::vector<int64_t> &v, int64_t **out,
+                            uint64_t *num) {
+  if (!out || !num) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: output pointers must not be null", api);
+  *out = new int64_t[v.empty() ? 1 : v.size()];
+  std::copy(v.begin(), v.end(), *out);
+  *num = v.size();
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclGetViewShape(const aclTensor *t, int64_t **viewDims, uint64_t *viewDimsNum) {
+  if (!t) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetViewShape: tensor must not be null");
+  return copy_out("aclGetViewShape", t->view.dims, viewDims, viewDimsNum);
+}
+aclnnStatus aclGetStorageShape(const aclTensor *t, int64_t **dims, uint64_t *num) {
+  if (!t) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetStorageShape: tensor must not be null");
+  return copy_out("aclGetStorageShape", t->storage_dims, dims, num);
+}
+aclnnStatus aclGetViewStrides(const aclTensor *t, int64_t **strides, uint64_t *num) {
+  if (!t) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetViewStrides: tensor must not be null");
+  return copy_out("aclGetViewStrides", t->view.strides, strides, num);
+}
+aclnnStatus aclGetViewOffset(const aclTensor *t, int64_t *offset) {
+  if (!t || !offset) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetViewOffset: arguments must not be null");
+  *offset = t->view.offset;
+  return ACLNN_SUCCESS;
+}
+aclnnStatus aclGetFormat(const aclTensor *t, aclFormat *format) {
+  if (!t || !format) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetFormat: arguments must not be null");
+  *format = t->view.format;
+  return ACLNN_SUCCESS;
+}
+aclnnStatus aclGetDataType(const aclTensor *t, aclDataType *dataType) {
+  if (!t || !dataType) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetDataType: arguments must not be null");
+  *dataType = t->view.dtype;
+  return ACLNN_SUCCESS;
+}
+aclnnStatus aclGetIntArraySize(const aclIntArray *a, uint64_t *size) {
+  if (!a || !size) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetIntArraySize: arguments must not be null");
+  *size = a->values.size();
+  return ACLNN_SUCCESS;
+}
+aclnnStatus aclGetFloatArraySize(const aclFloatArray *a, uint64_t *size) {
+  if (!a || !size) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetFloatArraySize: arguments must not be null");
+  *size = a->values.size();
+  return ACLNN_SUCCESS;
+}
+aclnnStatus aclGetBoolArraySize(const aclBoolArray *a, uint64_t *size) {
+  if (!a || !size) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetBoolArraySize: arguments must not be null");
+  *size = a->values.size();
+  return ACLNN_SUCCESS;
+}
+
+// ---- executors --------------------------------------------------------------------------------
+aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor) {
+  if (!executor)
+    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclSetAclOpExecutorRepeatable: executor must not be null");
+  std::lock_guard<std::mutex> lock(g_exec_mutex);
+  if (!live_executors().count(executor))
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "aclSetAclOpExecutorRepeatable: executor %p is not a live executor",
+                static_cast<void *>(executor));
+  executor->repeatable = true;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {
+  if (!executor)
+    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyAclOpExecutor: executor must not be null");
+  std::lock_guard<std::mutex> lock(g_exec_mutex);
+  if (!live_executors().erase(executor))
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "aclDestroyAclOpExecutor: executor %p is not a live executor (already run or "
+                "destroyed)", static_cast<void *>(executor));
+  delete executor;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnInit(const char *) { return ACLNN_SUCCESS; }
+aclnnStatus aclnnFinalize(void) { return ACLNN_SUCCESS; }
+
+// ---- poolgrad controls ------------------------------------------------------------------------
+void poolgradSetNumThreads(int n) { g_threads.store(n >= 1 ? n : default_threads()); }
+int poolgradGetNumThreads(void) { return num_threads(); }
+const char *poolgradVersion(void) { return "0.1.0"; }
+
+float aclFloat16ToFloat(aclFloat16 value) { return half_to_float(value); }
+aclFloat16 aclFloatToFloat16(float value) { return float_to_half(value); }
+size_t aclDataTypeSize(aclDataType dataType) { return static_cast<size_t>(dtype_size(dataType)); }
+
+}  // extern "C"

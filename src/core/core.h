@@ -1,0 +1,107 @@
+// poolgrad core: status and last-error messages, tensor handles and views, executors, threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "aclnn/aclnn_base.h"
+
+namespace poolgrad {
+
+// ---- errors -----------------------------------------------------------------------------------
+// Records the calling thread's latest error text (printf-style) for aclGetRecentErrMsg.
+void set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// Records a message and returns status, so that checks read `return fail(ACLNN_ERR_..., ...)`.
+aclnnStatus fail(aclnnStatus status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// Returns and clears the calling thread's latest error text.
+std::string take_error();
+std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// ---- dtypes -----------------------------------------------------------------------------------
+float half_to_float(uint16_t h);
+uint16_t float_to_half(float f);
+inline float bf16_to_float(uint16_t b) {
+  uint32_t u = static_cast<uint32_t>(b) << 16;
+  float f;
+  __builtin_memcpy(&f, &u, 4);
+  return f;
+}
+uint16_t float_to_bf16(float f);
+const char *dtype_name(aclDataType t);
+const char *format_name(aclFormat f);
+int64_t dtype_size(aclDataType t);  // 0 when unknown
+bool is_private_format(aclFormat f);
+bool is_known_format(aclFormat f);
+
+// ---- tensors ----------------------------------------------------------------------------------
+// A plain, handle-free copy of what a kernel needs of a tensor: phase 1 takes one, so that an
+// executor never depends on the caller's aclTensor after phase 1.
+struct View {
+  void *data = nullptr;       // storage base
+  aclDataType dtype = ACL_DT_UNDEFINED;
+  aclFormat format = ACL_FORMAT_UNDEFINED;
+  int64_t offset = 0;         // elements
+  std::vector<int64_t> dims;
+  std::vector<int64_t> strides;
+  int64_t numel() const;
+  int rank() const { return static_cast<int>(dims.size()); }
+};
+
+// A rank-3/4 view seen as (N, C, H, W) with element strides; rank 3 gets N = 1. With nhwc the
+// view's dims are read as (N, H, W, C) / (H, W, C).
+struct Strided4 {
+  char *base = nullptr;  // storage base + view offset, in bytes
+  int64_t n = 1, c = 1, h = 1, w = 1;
+  int64_t sn = 0, sc = 0, sh = 0, sw = 0;
+  // True when each (n, c) plane is dense row-major (sw == 1, sh == w).
+  bool plane_dense() const { return sw == 1 && (h == 1 || sh == w); }
+};
+Strided4 to_nchw(const View &v, bool nhwc);
+
+std::string dims_str(const std::vector<int64_t> &d);
+// True when no two elements of the view can share storage (a sufficient test).
+bool view_is_non_overlapping(const View &v);
+
+}  // namespace poolgrad
+
+struct aclTensor {
+  poolgrad::View view;
+  std::vector<int64_t> storage_dims;
+};
+
+struct aclIntArray {
+  std::vector<int64_t> values;
+};
+struct aclFloatArray {
+  std::vector<float> values;
+};
+struct aclBoolArray {
+  std::vector<bool> values;
+};
+
+struct aclOpExecutor {
+  const char *api = "";
+  bool repeatable = false;
+  uint64_t workspace_size = 0;
+  std::function<aclnnStatus()> run;  // empty: nothing to do (an empty batch)
+};
+
+namespace poolgrad {
+
+// Executors live in a registry so that phase 2 can tell a live executor from a consumed or
+// destroyed one (a common caller mistake) instead of reading freed memory.
+aclOpExecutor *new_executor(const char *api, std::function<aclnnStatus()> run,
+                            uint64_t workspace_size = 0);
+// The common phase 2: checks the executor and workspace, runs, consumes a single-use executor.
+aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_size,
+                         aclOpExecutor *executor, aclrtStream stream);
+
+// ---- threads ----------------------------------------------------------------------------------
+int num_threads();
+// Runs fn(begin, end) over [0, n) split into contiguous chunks, one per thread. The split
+// depends on the thread count, so callers must make each item's result independent of it.
+void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)> &fn, int threads = 0);
+
+}  // namespace poolgrad

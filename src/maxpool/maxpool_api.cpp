@@ -1,0 +1,274 @@
+// aclnnMaxPool2dWithIndices and aclnnMaxPool2dWithIndicesBackward: the validation cascade of the
+// spec (null pointers, dtypes, formats, shapes and attributes, empty batch) and the executors.
+#include <cinttypes>
+#include <climits>
+
+#include "../core/core.h"
+#include "aclnnop/aclnn_max_pool2d_with_indices.h"
+#include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#include "maxpool_kernels.h"
+
+using namespace poolgrad;
+
+namespace {
+
+const char *const kFwd = "aclnnMaxPool2dWithIndices";
+const char *const kBwd = "aclnnMaxPool2dWithIndicesBackward";
+
+bool is_pool_dtype(aclDataType t) { return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16; }
+
+struct Named {
+  const char *name;
+  const aclTensor *t;
+};
+
+aclnnStatus check_formats(const char *api, std::initializer_list<Named> same_format,
+                          std::initializer_list<Named> all) {
+  for (const Named &x : all)
+    if (is_private_format(x.t->view.format))
+      return fail(ACLNN_ERR_PARAM_INVALID,
+                  "%s: %s format must be a public format (ND, NCHW, NHWC, HWCN, NDHWC, NCDHW, NC, "
+                  "NCL), but got %s",
+                  api, x.name, format_name(x.t->view.format));
+  const Named &first = *same_format.begin();
+  for (const Named &x : same_format)
+    if (x.t->view.format != first.t->view.format)
+      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s format must equal %s format %s, but got %s",
+                  api, x.name, first.name, format_name(first.t->view.format),
+                  format_name(x.t->view.format));
+  for (const Named &x : all)
+    if (x.t->view.rank() != 3 && x.t->view.rank() != 4)
+      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s must be 3-D or 4-D, but got %d-D shape %s", api,
+                  x.name, x.t->view.rank(), dims_str(x.t->view.dims).c_str());
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus check_same_shape(const char *api, const char *name, const aclTensor *t,
+                             const std::vector<int64_t> &want, const char *what) {
+  if (t->view.dims != want)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s shape must be %s (%s), but got %s", api, name,
+                dims_str(want).c_str(), what, dims_str(t->view.dims).c_str());
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus check_data(const char *api, std::initializer_list<Named> all) {
+  for (const Named &x : all)
+    if (x.t->view.numel() > 0 && x.t->view.data == nullptr)
+      return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must have data (tensorData is null)", api,
+                  x.name);
+  return ACLNN_SUCCESS;
+}
+
+// Shared shape work: self's (N, C, H, W), the attributes, the output shape in self's layout.
+struct Geometry {
+  bool nhwc = false;
+  int64_t n = 1, c = 0, h = 0, w = 0, ho = 0, wo = 0;
+  PoolAttrs a;
+  std::vector<int64_t> out_dims;
+};
+
+aclnnStatus geometry(const char *api, const aclTensor *self, const aclIntArray *kernel,
+                     const aclIntArray *stride, const aclIntArray *padding,
+                     const aclIntArray *dilation, bool ceil, Geometry *g) {
+  aclnnStatus st = parse_pool_attrs(api, kernel->values, stride->values, padding->values,
+                                    dilation->values, ceil, &g->a);
+  if (st) return st;
+  g->nhwc = self->view.format == ACL_FORMAT_NHWC;
+  Strided4 s = to_nchw(self->view, g->nhwc);
+  g->n = s.n;
+  g->c = s.c;
+  g->h = s.h;
+  g->w = s.w;
+  if (g->c <= 0 || g->h <= 0 || g->w <= 0)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: self C, H and W must be > 0, but got C=%" PRId64 ", H=%" PRId64 ", W=%" PRId64
+                " (shape %s)",
+                api, g->c, g->h, g->w, dims_str(self->view.dims).c_str());
+  g->ho = pool_out_size(g->h, g->a.kh, g->a.sh, g->a.ph, g->a.dh, ceil);
+  g->wo = pool_out_size(g->w, g->a.kw, g->a.sw, g->a.pw, g->a.dw, ceil);
+  if (g->ho <= 0 || g->wo <= 0)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: output size must be > 0, but got Hout=%" PRId64 ", Wout=%" PRId64
+                " for H=%" PRId64 ", W=%" PRId64 ", kernelSize=[%" PRId64 ",%" PRId64
+                "], stride=[%" PRId64 ",%" PRId64 "], padding=[%" PRId64 ",%" PRId64
+                "], dilation=[%" PRId64 ",%" PRId64 "], ceilMode=%d",
+                api, g->ho, g->wo, g->h, g->w, g->a.kh, g->a.kw, g->a.sh, g->a.sw, g->a.ph,
+                g->a.pw, g->a.dh, g->a.dw, ceil ? 1 : 0);
+  g->out_dims = self->view.dims;
+  const int r = self->view.rank(), off = r == 4 ? 1 : 0;
+  g->out_dims[g->nhwc ? off : off + 1] = g->ho;
+  g->out_dims[g->nhwc ? off + 1 : off + 2] = g->wo;
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
+    const aclTensor *self, const aclIntArray *kernelSize, const aclIntArray *stride,
+    const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode, aclTensor *out,
+    aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor) {
+  const char *api = kFwd;
+  // 1-2: null pointers.
+  if (!workspaceSize) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
+  if (!executor) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
+  const struct {
+    const char *name;
+    const void *p;
+  } ptrs[] = {{"self", self},         {"kernelSize", kernelSize}, {"stride", stride},
+              {"padding", padding},   {"dilation", dilation},     {"out", out},
+              {"indices", indices}};
+  for (const auto &x : ptrs)
+    if (!x.p) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, x.name);
+  // 3: dtypes.
+  const aclDataType dt = self->view.dtype;
+  if (!is_pool_dtype(dt))
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: self dtype must be FLOAT, FLOAT16 or BF16, but got %s",
+                api, dtype_name(dt));
+  if (out->view.dtype != dt)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: out dtype must equal self dtype %s, but got %s", api,
+                dtype_name(dt), dtype_name(out->view.dtype));
+  if (indices->view.dtype != ACL_INT32 && indices->view.dtype != ACL_INT64)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT32 or INT64, but got %s", api,
+                dtype_name(indices->view.dtype));
+  // 4: formats and ranks.
+  aclnnStatus st = check_formats(api, {{"self", self}, {"out", out}},
+                                 {{"self", self}, {"out", out}, {"indices", indices}});
+  if (st) return st;
+  // 5: shapes and attributes.
+  Geometry g;
+  if ((st = geometry(api, self, kernelSize, stride, padding, dilation, ceilMode, &g))) return st;
+  if ((st = check_same_shape(api, "out", out, g.out_dims, "the pooled shape of self"))) return st;
+  if ((st = check_same_shape(api, "indices", indices, out->view.dims, "the shape of out"))) return st;
+  if (indices->view.dtype == ACL_INT32 && g.h * g.w > INT32_MAX)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: indices dtype INT32 requires H*W <= %d, but got H*W=%" PRId64 "; use INT64",
+                api, INT32_MAX, g.h * g.w);
+  if ((st = check_data(api, {{"self", self}, {"out", out}, {"indices", indices}}))) return st;
+  *workspaceSize = 0;
+  // 6: an empty batch is a no-op.
+  std::function<aclnnStatus()> run;
+  if (g.n > 0) {
+    MaxPoolParams p;
+    p.n = g.n;
+    p.c = g.c;
+    p.h = g.h;
+    p.w = g.w;
+    p.ho = g.ho;
+    p.wo = g.wo;
+    p.a = g.a;
+    p.dtype = dt;
+    p.index_dtype = indices->view.dtype;
+    const Strided4 x = to_nchw(self->view, g.nhwc), o = to_nchw(out->view, g.nhwc),
+                   ix = to_nchw(indices->view, g.nhwc);
+    const bool serial =
+        !view_is_non_overlapping(out->view) || !view_is_non_overlapping(indices->view);
+    run = [p, x, o, ix, serial]() {
+      maxpool_forward(p, x, o, ix, serial);
+      return ACLNN_SUCCESS;
+    };
+  }
+  *executor = new_executor(api, std::move(run));
+  if (!*executor) return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor", api);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnMaxPool2dWithIndices(void *workspace, uint64_t workspaceSize,
+                                      aclOpExecutor *executor, aclrtStream stream) {
+  return run_executor(kFwd, workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
+    const aclTensor *gradOutput, const aclTensor *self, const aclTensor *indices,
+    const aclIntArray *kernelSize, const aclIntArray *stride, const aclIntArray *padding,
+    const aclIntArray *dilation, bool ceilMode, aclTensor *gradInput, uint64_t *workspaceSize,
+    aclOpExecutor **executor) {
+  const char *api = kBwd;
+  if (!workspaceSize) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
+  if (!executor) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
+  const struct {
+    const char *name;
+    const void *p;
+  } ptrs[] = {{"gradOutput", gradOutput}, {"self", self},         {"indices", indices},
+              {"kernelSize", kernelSize}, {"stride", stride},     {"padding", padding},
+              {"dilation", dilation},     {"gradInput", gradInput}};
+  for (const auto &x : ptrs)
+    if (!x.p) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, x.name);
+  const aclDataType dt = self->view.dtype;
+  if (!is_pool_dtype(dt))
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: self dtype must be FLOAT, FLOAT16 or BF16, but got %s",
+                api, dtype_name(dt));
+  if (gradOutput->view.dtype != dt)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput dtype must equal self dtype %s, but got %s",
+                api, dtype_name(dt), dtype_name(gradOutput->view.dtype));
+  if (gradInput->view.dtype != dt)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: gradInput dtype must equal self dtype %s, but got %s",
+                api, dtype_name(dt), dtype_name(gradInput->view.dtype));
+  if (indices->view.dtype != ACL_INT32 && indices->view.dtype != ACL_INT64)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT32 or INT64, but got %s", api,
+                dtype_name(indices->view.dtype));
+  aclnnStatus st =
+      check_formats(api, {{"self", self}, {"gradOutput", gradOutput}, {"gradInput", gradInput}},
+                    {{"gradOutput", gradOutput},
+                     {"self", self},
+                     {"indices", indices},
+                     {"gradInput", gradInput}});
+  if (st) return st;
+  Geometry g;
+  if ((st = geometry(api, self, kernelSize, stride, padding, dilation, ceilMode, &g))) return st;
+  if ((st = check_same_shape(api, "gradInput", gradInput, self->view.dims, "the shape of self")))
+    return st;
+  if ((st = check_same_shape(api, "gradOutput", gradOutput, g.out_dims,
+                             "the pooled shape of self")))
+    return st;
+  if ((st = check_same_shape(api, "indices", indices, gradOutput->view.dims,
+                             "the shape of gradOutput")))
+    return st;
+  if ((st = check_data(api, {{"gradOutput", gradOutput}, {"indices", indices}, {"gradInput", gradInput}})))
+    return st;
+  *workspaceSize = 0;
+  std::function<aclnnStatus()> run;
+  if (g.n > 0) {
+    MaxPoolParams p;
+    p.n = g.n;
+    p.c = g.c;
+    p.h = g.h;
+    p.w = g.w;
+    p.ho = g.ho;
+    p.wo = g.wo;
+    p.a = g.a;
+    p.dtype = dt;
+    p.index_dtype = indices->view.dtype;
+    const Strided4 gy = to_nchw(gradOutput->view, g.nhwc), ix = to_nchw(indices->view, g.nhwc),
+                   gx = to_nchw(gradInput->view, g.nhwc);
+    // A gradInput view whose elements share storage is written on one thread, in plane order,
+    // so that the result does not depend on the thread count.
+    const bool serial = !view_is_non_overlapping(gradInput->view);
+    const bool nhwc = g.nhwc;
+    const int rank = gradOutput->view.rank();
+    run = [p, gy, ix, gx, serial, nhwc, rank]() {
+      BadIndex bad = maxpool_backward(p, gy, ix, gx, serial);
+      if (bad.plane >= 0) {
+        const int64_t n = bad.plane / p.c, c = bad.plane % p.c;
+        std::string pos = rank == 4 ? format("%" PRId64 ",", n) : std::string();
+        pos += nhwc ? format("%" PRId64 ",%" PRId64 ",%" PRId64, bad.oh, bad.ow, c)
+                    : format("%" PRId64 ",%" PRId64 ",%" PRId64, c, bad.oh, bad.ow);
+        return fail(ACLNN_ERR_PARAM_INVALID,
+                    "%s: indices[%s]=%" PRId64 " must be -1 or in [0, H*W=%" PRId64 ")", kBwd,
+                    pos.c_str(), bad.value, p.h * p.w);
+      }
+      return ACLNN_SUCCESS;
+    };
+  }
+  *executor = new_executor(api, std::move(run));
+  if (!*executor) return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor", api);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnMaxPool2dWithIndicesBackward(void *workspace, uint64_t workspaceSize,
+                                              aclOpExecutor *executor, aclrtStream stream) {
+  return run_executor(kBwd, workspace, workspaceSize, executor, stream);
+}
+
+}  // extern "C"

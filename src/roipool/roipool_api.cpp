@@ -1,0 +1,264 @@
+// aclnnRoiPoolingWithArgMax and aclnnRoiPoolingGradWithArgMax: validation cascades of the spec,
+// phase-2 data checks (batch index, argmax) and the executors.
+#include <cinttypes>
+#include <cmath>
+
+#include "../core/core.h"
+#include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
+#include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
+#include "roipool_kernels.h"
+
+using namespace poolgrad;
+
+namespace {
+
+const char *const kFwd = "aclnnRoiPoolingWithArgMax";
+const char *const kBwd = "aclnnRoiPoolingGradWithArgMax";
+
+bool is_roi_dtype(aclDataType t) { return t == ACL_FLOAT || t == ACL_FLOAT16; }
+
+Strided2 to2(const View &v) {
+  Strided2 s;
+  s.base = static_cast<char *>(v.data) + (v.data ? v.offset * dtype_size(v.dtype) : 0);
+  s.s0 = v.strides[0];
+  s.s1 = v.strides[1];
+  return s;
+}
+
+aclnnStatus data_error(const char *api, const RoiDataError &e, int64_t hw, int64_t n) {
+  if (e.kind == 1)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: rois[%" PRId64 ",0]=%g is a batch index outside [0, N=%" PRId64 ")", api, e.roi,
+                e.value, n);
+  return fail(ACLNN_ERR_PARAM_INVALID,
+              "%s: argmax[%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "]=%" PRId64
+              " must be -1 or in [0, H*W=%" PRId64 ")",
+              api, e.roi, e.c, e.ph, e.pw, static_cast<int64_t>(e.value), hw);
+}
+
+struct Named {
+  const char *name;
+  const aclTensor *t;
+};
+
+aclnnStatus check_data(const char *api, std::initializer_list<Named> all) {
+  for (const Named &x : all)
+    if (x.t->view.numel() > 0 && x.t->view.data == nullptr)
+      return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must have data (tensorData is null)", api,
+                  x.name);
+  return ACLNN_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const aclTensor *rois,
+                                                      int64_t pooled_h, int64_t pooled_w,
+                                                      float spatial_scale_h,
+                                                      float spatial_scale_w, aclTensor *y,
+                                                      aclTensor *argmax, uint64_t *workspaceSize,
+                                                      aclOpExecutor **executor) {
+  const char *api = kFwd;
+  if (!workspaceSize) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
+  if (!executor) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
+  const Named all[] = {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}};
+  for (const Named &t : all)
+    if (!t.t) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, t.name);
+  const aclDataType dt = x->view.dtype;
+  if (!is_roi_dtype(dt))
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: x dtype must be FLOAT or FLOAT16, but got %s", api,
+                dtype_name(dt));
+  if (rois->view.dtype != dt)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: rois dtype must equal x dtype %s, but got %s", api,
+                dtype_name(dt), dtype_name(rois->view.dtype));
+  if (y->view.dtype != dt)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: y dtype must equal x dtype %s, but got %s", api,
+                dtype_name(dt), dtype_name(y->view.dtype));
+  if (argmax->view.dtype != ACL_INT32)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: argmax dtype must be INT32, but got %s", api,
+                dtype_name(argmax->view.dtype));
+  for (const Named &t : all)
+    if (t.t->view.format != ACL_FORMAT_ND)
+      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s format must be ND, but got %s", api, t.name,
+                  format_name(t.t->view.format));
+  if (x->view.rank() != 4)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: x must be 4-D (N, C, H, W), but got shape %s", api,
+                dims_str(x->view.dims).c_str());
+  if (rois->view.rank() != 2 || rois->view.dims[1] != 5)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: rois must have shape (R, 5), but got %s", api,
+                dims_str(rois->view.dims).c_str());
+  const int64_t R = rois->view.dims[0];
+  const std::vector<int64_t> want = {R, x->view.dims[1], pooled_h, pooled_w};
+  if (y->view.dims != want)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: y shape must be (R, C, pooled_h, pooled_w) = %s, but got %s", api,
+                dims_str(want).c_str(), dims_str(y->view.dims).c_str());
+  if (argmax->view.dims != want)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: argmax shape must be (R, C, pooled_h, pooled_w) = %s, but got %s", api,
+                dims_str(want).c_str(), dims_str(argmax->view.dims).c_str());
+  if (pooled_h <= 0 || pooled_w <= 0)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: pooled_h and pooled_w must be > 0, but got pooled_h=%" PRId64
+                ", pooled_w=%" PRId64,
+                api, pooled_h, pooled_w);
+  if (!(spatial_scale_h > 0.0f) || !(spatial_scale_w > 0.0f))
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: spatial_scale_h and spatial_scale_w must be > 0, but got %g and %g", api,
+                static_cast<double>(spatial_scale_h), static_cast<double>(spatial_scale_w));
+  const Strided4 xs = to_nchw(x->view, false);
+  if (xs.h * xs.w > INT32_MAX)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: x H*W must be <= %d for INT32 argmax, but got %" PRId64, api, INT32_MAX,
+                xs.h * xs.w);
+  aclnnStatus st = check_data(api, {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}});
+  if (st) return st;
+  *workspaceSize = 0;
+  std::function<aclnnStatus()> run;
+  if (x->view.numel() > 0 && R > 0) {
+    RoiParams p;
+    p.n = xs.n;
+    p.c = xs.c;
+    p.h = xs.h;
+    p.w = xs.w;
+    p.r = R;
+    p.ph = pooled_h;
+    p.pw = pooled_w;
+    p.scale_h = spatial_scale_h;
+    p.scale_w = spatial_scale_w;
+    p.dtype = dt;
+    const Strided2 rs = to2(rois->view);
+    const Strided4 ys = to_nchw(y->view, false), as = to_nchw(argmax->view, false);
+    const bool serial = !view_is_non_overlapping(y->view) || !view_is_non_overlapping(argmax->view);
+    run = [p, xs, rs, ys, as, serial]() {
+      RoiDataError e = roi_check_batch(p, rs);
+      if (e.kind) return data_error(kFwd, e, p.h * p.w, p.n);
+      roipool_forward(p, xs, rs, ys, as, serial);
+      return ACLNN_SUCCESS;
+    };
+  }
+  *executor = new_executor(api, std::move(run));
+  if (!*executor) return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor", api);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnRoiPoolingWithArgMax(void *workspace, uint64_t workspaceSize,
+                                      aclOpExecutor *executor, aclrtStream stream) {
+  return run_executor(kFwd, workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
+    const aclTensor *gradOutput, const aclTensor *gradInputRef, const aclTensor *rois,
+    const aclTensor *argmax, int64_t pooledH, int64_t pooledW, double /*spatialScale*/,
+    uint64_t *workspaceSize, aclOpExecutor **executor) {
+  const char *api = kBwd;
+  if (!workspaceSize) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
+  if (!executor) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
+  const Named all[] = {
+      {"gradOutput", gradOutput}, {"gradInputRef", gradInputRef}, {"rois", rois}, {"argmax", argmax}};
+  for (const Named &t : all)
+    if (!t.t) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, t.name);
+  const aclDataType dt = gradOutput->view.dtype;
+  if (!is_roi_dtype(dt))
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput dtype must be FLOAT or FLOAT16, but got %s",
+                api, dtype_name(dt));
+  if (gradInputRef->view.dtype != dt)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: gradInputRef dtype must equal gradOutput dtype %s, but got %s", api,
+                dtype_name(dt), dtype_name(gradInputRef->view.dtype));
+  if (rois->view.dtype != dt)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: rois dtype must equal gradOutput dtype %s, but got %s",
+                api, dtype_name(dt), dtype_name(rois->view.dtype));
+  if (argmax->view.dtype != ACL_INT32)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: argmax dtype must be INT32, but got %s", api,
+                dtype_name(argmax->view.dtype));
+  for (const Named &t : all)
+    if (is_private_format(t.t->view.format))
+      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s format must be a public format, but got %s", api,
+                  t.name, format_name(t.t->view.format));
+  for (const Named &t : all)
+    if (t.t->view.format != gradOutput->view.format)
+      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s format must equal gradOutput format %s, but got %s",
+                  api, t.name, format_name(gradOutput->view.format), format_name(t.t->view.format));
+  const Named four[] = {{"gradOutput", gradOutput}, {"argmax", argmax}, {"gradInputRef", gradInputRef}};
+  for (const Named &t : four)
+    if (t.t->view.rank() != 4)
+      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s must be 4-D, but got shape %s", api, t.name,
+                  dims_str(t.t->view.dims).c_str());
+  if (rois->view.rank() != 2)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: rois must be 2-D, but got shape %s", api,
+                dims_str(rois->view.dims).c_str());
+  const auto &go = gradOutput->view.dims, &gi = gradInputRef->view.dims, &rd = rois->view.dims;
+  if (rd[1] != 5)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: rois.shape[1] must be 5, but got %" PRId64, api, rd[1]);
+  if (rd[0] != go[0])
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: rois.shape[0] must equal gradOutput.shape[0]=%" PRId64 ", but got %" PRId64, api,
+                go[0], rd[0]);
+  if (rd[0] > 1024 || gi[0] > 1024)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: rois.shape[0] and gradInputRef.shape[0] must be <= 1024, but got %" PRId64
+                " and %" PRId64,
+                api, rd[0], gi[0]);
+  if (argmax->view.dims != go)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: argmax shape must equal gradOutput shape %s, but got %s",
+                api, dims_str(go).c_str(), dims_str(argmax->view.dims).c_str());
+  if (go[1] != gi[1])
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: gradOutput.shape[1] must equal gradInputRef.shape[1]=%" PRId64 ", but got %" PRId64,
+                api, gi[1], go[1]);
+  if (go[2] != pooledH || go[3] != pooledW)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: gradOutput.shape[2:4] must be (pooledH, pooledW) = (%" PRId64 ", %" PRId64
+                "), but got (%" PRId64 ", %" PRId64 ")",
+                api, pooledH, pooledW, go[2], go[3]);
+  if (pooledH <= 0 || pooledW <= 0)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: pooledH and pooledW must be > 0, but got pooledH=%" PRId64 ", pooledW=%" PRId64,
+                api, pooledH, pooledW);
+  aclnnStatus st = check_data(api, {{"gradOutput", gradOutput}, {"gradInputRef", gradInputRef},
+                                    {"rois", rois}, {"argmax", argmax}});
+  if (st) return st;
+  *workspaceSize = 0;
+  const Strided4 gx = to_nchw(gradInputRef->view, false);
+  const bool serial = !view_is_non_overlapping(gradInputRef->view);
+  std::function<aclnnStatus()> run;
+  if (gradOutput->view.numel() == 0) {
+    // The gradient of an empty sum: zeros (CANN leaves gradInputRef untouched).
+    if (gradInputRef->view.numel() > 0)
+      run = [gx, dt]() {
+        zero_fill(gx, dt);
+        return ACLNN_SUCCESS;
+      };
+  } else {
+    RoiParams p;
+    p.n = gx.n;
+    p.c = gx.c;
+    p.h = gx.h;
+    p.w = gx.w;
+    p.r = rd[0];
+    p.ph = pooledH;
+    p.pw = pooledW;
+    p.dtype = dt;
+    const Strided2 rs = to2(rois->view);
+    const Strided4 gy = to_nchw(gradOutput->view, false), as = to_nchw(argmax->view, false);
+    run = [p, gy, rs, as, gx, serial]() {
+      RoiDataError e = roi_check_batch(p, rs);
+      if (e.kind) return data_error(kBwd, e, p.h * p.w, p.n);
+      e = roipool_backward(p, gy, rs, as, gx, serial);
+      if (e.kind) return data_error(kBwd, e, p.h * p.w, p.n);
+      return ACLNN_SUCCESS;
+    };
+  }
+  *executor = new_executor(api, std::move(run));
+  if (!*executor) return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor", api);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnRoiPoolingGradWithArgMax(void *workspace, uint64_t workspaceSize,
+                                          aclOpExecutor *executor, aclrtStream stream) {
+  return run_executor(kBwd, workspace, workspaceSize, executor, stream);
+}
+
+}  // extern "C"
