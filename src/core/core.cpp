@@ -265,12 +265,12 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
                   "was destroyed)",
                   api, static_cast<void *>(executor));
   }
-  if (workspace_size > 0 && workspace == nullptr)
-    return fail(ACLNN_ERR_PARAM_NULLPTR,
-                "%s: workspace must not be null when workspaceSize is %" PRIu64 "", api,
-                workspace_size);
+  // Every path from here consumes a single-use executor, as CANN's phase 2 does.
   aclnnStatus st = ACLNN_SUCCESS;
-  if (std::strcmp(executor->api, api) != 0) {
+  if (workspace_size > 0 && workspace == nullptr) {
+    st = fail(ACLNN_ERR_PARAM_NULLPTR,
+              "%s: workspace must not be null when workspaceSize is %" PRIu64, api, workspace_size);
+  } else if (std::strcmp(executor->api, api) != 0) {
     st = fail(ACLNN_ERR_PARAM_INVALID, "%s: executor was made by %sGetWorkspaceSize", api,
               executor->api);
   } else if (workspace_size < executor->workspace_size) {

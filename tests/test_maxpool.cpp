@@ -1,0 +1,730 @@
+// aclnnMaxPool2dWithIndices / aclnnMaxPool2dWithIndicesBackward: output-size table, the
+// validation cascade (one test per rule), CANN's own cases, random configurations against the
+// naive reference, PyTorch golden files, phase-2 index checks with guard bytes.
+#include <algorithm>
+#include <climits>
+#include <random>
+
+#include "aclnnop/aclnn_max_pool2d_with_indices.h"
+#include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#include "golden_reader.h"
+#include "maxpool_ref.h"
+#include "test_util.h"
+
+using namespace pgtest;
+
+namespace {
+
+const char *kFwd = "aclnnMaxPool2dWithIndices";
+const char *kBwd = "aclnnMaxPool2dWithIndicesBackward";
+
+// ---- output size ------------------------------------------------------------------------------
+struct SizeCase {
+  int64_t in, k, s, p, d;
+  bool ceil;
+  int64_t want;
+};
+
+TEST(MaxPoolOutputSize, Table) {
+  const SizeCase cases[] = {
+      {4, 2, 2, 0, 1, false, 2},  {4, 2, 2, 0, 1, true, 2},    // spec examples
+      {3, 2, 2, 0, 1, false, 1},  {3, 2, 2, 0, 1, true, 2},    // ceil adds a partial window
+      {5, 2, 2, 1, 1, true, 3},                                // window at 4 starts inside: kept
+      {4, 2, 2, 1, 1, true, 3},   {4, 2, 2, 1, 1, false, 3},   //
+      {112, 3, 2, 1, 1, false, 56}, {71, 3, 2, 0, 1, true, 35},
+      {1, 1, 1, 0, 1, false, 1},  {1, 1, 5, 0, 1, true, 1},    // size-1 input
+      {1, 3, 1, 1, 1, false, 1},  {2, 3, 1, 1, 2, false, 0},   // padding/dilation
+      {3, 5, 1, 0, 1, false, -1}, {3, 5, 1, 0, 1, true, -1},   // window larger than input
+      {3, 4, 2, 0, 1, true, 1},   {3, 4, 2, 0, 1, false, 0},
+      {10, 3, 3, 1, 1, true, 4},  {4, 2, 3, 1, 1, true, 2},    // drop rule applies
+      {6, 2, 4, 1, 1, true, 2},   {64, 3, 1, 1, 2, false, 62},
+  };
+  for (const SizeCase &c : cases) {
+    // The reference counts windows; the table gives the formula's value (<= 0 means no output).
+    const int64_t ref = ref_out_size(c.in, c.k, c.s, c.p, c.d, c.ceil);
+    EXPECT_EQ(ref, std::max<int64_t>(c.want, 0))
+        << "in=" << c.in << " k=" << c.k << " s=" << c.s << " p=" << c.p << " d=" << c.d
+        << " ceil=" << c.ceil;
+    // And the library agrees: an out tensor of the right shape is accepted, others rejected.
+    if (c.want <= 0 || c.p > c.k / 2) continue;
+    HostTensor x({1, 1, c.in, c.in}, ACL_FLOAT);
+    HostTensor out({1, 1, c.want, c.want}, ACL_FLOAT), idx({1, 1, c.want, c.want}, ACL_INT64);
+    HostTensor bad_out({1, 1, c.want + 1, c.want}, ACL_FLOAT);
+    IntArray k({c.k}), s({c.s}), p({c.p}), d({c.d});
+    uint64_t ws;
+    aclOpExecutor *ex = nullptr;
+    EXPECT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, c.ceil, out.t(),
+                                                        idx.t(), &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    aclDestroyAclOpExecutor(ex);
+    EXPECT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, c.ceil, bad_out.t(),
+                                                        idx.t(), &ws, &ex),
+              ACLNN_ERR_PARAM_INVALID);
+    last_msg();
+  }
+}
+
+// ---- a fixture with valid arguments, to break one rule at a time ----------------------------
+struct BwdArgs {
+  HostTensor gy{{2, 3, 2, 2}, ACL_FLOAT}, self{{2, 3, 4, 4}, ACL_FLOAT},
+      idx{{2, 3, 2, 2}, ACL_INT64}, gx{{2, 3, 4, 4}, ACL_FLOAT};
+  IntArray k{{2, 2}}, s{{2, 2}}, p{{0, 0}}, d{{1, 1}};
+  bool ceil = false;
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  const aclTensor *gy_t() { return gy.t(); }
+  aclnnStatus call(const aclTensor *gyt, const aclTensor *selft, const aclTensor *idxt,
+                   const aclIntArray *kk, const aclIntArray *ss, const aclIntArray *pp,
+                   const aclIntArray *dd, aclTensor *gxt) {
+    aclnnStatus st = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
+        gyt, selft, idxt, kk, ss, pp, dd, ceil, gxt, &ws, &ex);
+    if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(ex);
+    return st;
+  }
+  aclnnStatus call() { return call(gy.t(), self.t(), idx.t(), k, s, p, d, gx.t()); }
+};
+
+TEST(MaxPoolBackwardContract, ValidBaseline) {
+  BwdArgs a;
+  EXPECT_EQ(a.call(), ACLNN_SUCCESS) << last_msg();
+  EXPECT_EQ(a.ws, 0u);
+}
+
+TEST(MaxPoolBackwardContract, NullPointers) {
+  BwdArgs a;
+  aclOpExecutor *ex;
+  uint64_t ws;
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
+                        a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, false, a.gx.t(),
+                        nullptr, &ex),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "workspaceSize");
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
+                        a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, false, a.gx.t(),
+                        &ws, nullptr),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "executor");
+  EXPECT_STATUS_MSG(a.call(nullptr, a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "gradOutput");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), nullptr, a.idx.t(), a.k, a.s, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "self");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), nullptr, a.k, a.s, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "indices");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), a.idx.t(), nullptr, a.s, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "kernelSize");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), a.idx.t(), a.k, nullptr, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "stride");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s, nullptr, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "padding");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s, a.p, nullptr, a.gx.t()),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "dilation");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, nullptr),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "gradInput");
+}
+
+TEST(MaxPoolBackwardContract, NullBeatsInvalid) {
+  // The cascade checks null pointers before dtypes.
+  BwdArgs a;
+  HostTensor bad_self({2, 3, 4, 4}, ACL_INT32);
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), bad_self.t(), a.idx.t(), nullptr, a.s, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "kernelSize");
+}
+
+TEST(MaxPoolBackwardContract, Dtypes) {
+  BwdArgs a;
+  HostTensor self_i32({2, 3, 4, 4}, ACL_INT32), self_f64({2, 3, 4, 4}, ACL_DOUBLE);
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), self_i32.t(), a.idx.t(), a.k, a.s, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "self dtype");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), self_f64.t(), a.idx.t(), a.k, a.s, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "DOUBLE");
+  HostTensor gy16({2, 3, 2, 2}, ACL_FLOAT16);
+  EXPECT_STATUS_MSG(a.call(gy16.t(), a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "gradOutput dtype");
+  HostTensor gx_i32({2, 3, 4, 4}, ACL_INT32);
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, gx_i32.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "gradInput dtype");
+  HostTensor idx_f({2, 3, 2, 2}, ACL_FLOAT), idx_i16({2, 3, 2, 2}, ACL_INT16);
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), idx_f.t(), a.k, a.s, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "indices dtype");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), idx_i16.t(), a.k, a.s, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "indices dtype");
+}
+
+TEST(MaxPoolBackwardContract, FormatsAndRanks) {
+  BwdArgs a;
+  HostTensor self_nhwc({2, 3, 4, 4}, ACL_FLOAT, ACL_FORMAT_NHWC);
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), self_nhwc.t(), a.idx.t(), a.k, a.s, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "format");
+  HostTensor gx_nd({2, 3, 4, 4}, ACL_FLOAT, ACL_FORMAT_ND);
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, gx_nd.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "gradInput format");
+  for (aclFormat f : {ACL_FORMAT_NC1HWC0, ACL_FORMAT_FRACTAL_Z, ACL_FRACTAL_Z_3D,
+                      ACL_FORMAT_FRACTAL_NZ, ACL_FORMAT_NC1HWC0_C04, ACL_FORMAT_NDC1HWC0}) {
+    HostTensor gy({2, 3, 2, 2}, ACL_FLOAT, f), self({2, 3, 4, 4}, ACL_FLOAT, f),
+        gx({2, 3, 4, 4}, ACL_FLOAT, f);
+    EXPECT_STATUS_MSG(a.call(gy.t(), self.t(), a.idx.t(), a.k, a.s, a.p, a.d, gx.t()),
+                      ACLNN_ERR_PARAM_INVALID, kBwd, "public format");
+  }
+  HostTensor gy2({3, 2}, ACL_FLOAT), self2({3, 4}, ACL_FLOAT), gx2({3, 4}, ACL_FLOAT),
+      idx2({3, 2}, ACL_INT64);
+  EXPECT_STATUS_MSG(a.call(gy2.t(), self2.t(), idx2.t(), a.k, a.s, a.p, a.d, gx2.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "3-D or 4-D");
+  HostTensor gy5({1, 2, 3, 2, 2}, ACL_FLOAT), self5({1, 2, 3, 4, 4}, ACL_FLOAT),
+      gx5({1, 2, 3, 4, 4}, ACL_FLOAT), idx5({1, 2, 3, 2, 2}, ACL_INT64);
+  EXPECT_STATUS_MSG(a.call(gy5.t(), self5.t(), idx5.t(), a.k, a.s, a.p, a.d, gx5.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "3-D or 4-D");
+  // indices of another rank
+  HostTensor idx5b({1, 2, 3, 2, 2}, ACL_INT64);
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), idx5b.t(), a.k, a.s, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "indices must be 3-D or 4-D");
+}
+
+TEST(MaxPoolBackwardContract, Attributes) {
+  BwdArgs a;
+  auto with = [&](std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
+                  std::vector<int64_t> d) {
+    IntArray kk(k), ss(s), pp(p), dd(d);
+    return a.call(a.gy.t(), a.self.t(), a.idx.t(), kk, ss, pp, dd, a.gx.t());
+  };
+  EXPECT_STATUS_MSG(with({}, {2}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "kernelSize must have length");
+  EXPECT_STATUS_MSG(with({2, 2, 2}, {2}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "kernelSize");
+  EXPECT_STATUS_MSG(with({0, 1}, {2}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "kernelSize[0]");
+  EXPECT_STATUS_MSG(with({2, -1}, {2}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "kernelSize[1]");
+  EXPECT_STATUS_MSG(with({2}, {0, 1}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "stride[0]");
+  EXPECT_STATUS_MSG(with({2}, {2, 2, 2}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "stride must have length");
+  EXPECT_STATUS_MSG(with({2}, {2}, {2, 0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "padding[0]=2 must be <= kernelSize/2=1");
+  EXPECT_STATUS_MSG(with({2}, {2}, {-1}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "padding[0]");
+  EXPECT_STATUS_MSG(with({2}, {2}, {}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "padding must have length");
+  EXPECT_STATUS_MSG(with({2}, {2}, {0}, {}), ACLNN_ERR_PARAM_INVALID, kBwd, "dilation must have length");
+  EXPECT_STATUS_MSG(with({2}, {2}, {0}, {0}), ACLNN_ERR_PARAM_INVALID, kBwd, "dilation[0]");
+  EXPECT_STATUS_MSG(with({int64_t(1) << 40}, {2}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "kernelSize[0]");
+  // Length-1 arrays apply to both axes; stride {} means the kernel.
+  EXPECT_EQ(with({2}, {}, {0}, {1}), ACLNN_SUCCESS) << last_msg();
+  EXPECT_EQ(with({2}, {2}, {1}, {1}), ACLNN_ERR_PARAM_INVALID);  // gradOutput would be 3x3
+  last_msg();
+  // Dilation > 1 is accepted (Ascend 950 rule): k=2, d=2 on 4x4 with stride 2 gives 2x1? no: 1x1.
+  HostTensor gy1({2, 3, 1, 1}, ACL_FLOAT), idx1({2, 3, 1, 1}, ACL_INT64);
+  IntArray k2({2}), s2({2}), p0({0}), d3({3});
+  EXPECT_EQ(a.call(gy1.t(), a.self.t(), idx1.t(), k2, s2, p0, d3, a.gx.t()), ACLNN_SUCCESS)
+      << last_msg();
+}
+
+TEST(MaxPoolBackwardContract, Shapes) {
+  BwdArgs a;
+  HostTensor self_c0({2, 0, 4, 4}, ACL_FLOAT), gx_c0({2, 0, 4, 4}, ACL_FLOAT),
+      gy_c0({2, 0, 2, 2}, ACL_FLOAT), idx_c0({2, 0, 2, 2}, ACL_INT64);
+  EXPECT_STATUS_MSG(a.call(gy_c0.t(), self_c0.t(), idx_c0.t(), a.k, a.s, a.p, a.d, gx_c0.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "C, H and W must be > 0");
+  HostTensor self_h0({2, 3, 0, 4}, ACL_FLOAT), gx_h0({2, 3, 0, 4}, ACL_FLOAT);
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), self_h0.t(), a.idx.t(), a.k, a.s, a.p, a.d, gx_h0.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "H=0");
+  HostTensor gx_bad({2, 3, 4, 5}, ACL_FLOAT);
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, gx_bad.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "gradInput shape must be [2,3,4,4]");
+  HostTensor gy_bad({2, 3, 2, 3}, ACL_FLOAT);
+  EXPECT_STATUS_MSG(a.call(gy_bad.t(), a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "gradOutput shape must be [2,3,2,2]");
+  HostTensor idx_bad({2, 3, 2, 1}, ACL_INT64);
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), idx_bad.t(), a.k, a.s, a.p, a.d, a.gx.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "indices shape must be [2,3,2,2]");
+  // Output size <= 0: kernel larger than the input.
+  IntArray k5({5}), s1({1}), p0({0}), d1({1});
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), a.idx.t(), k5, s1, p0, d1, a.gx.t()),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "output size must be > 0");
+  // A tensor with elements but no data.
+  int64_t dims[] = {2, 3, 4, 4}, st[] = {48, 16, 4, 1}, sd[] = {96};
+  aclTensor *nodata = aclCreateTensor(dims, 4, ACL_FLOAT, st, 0, ACL_FORMAT_NCHW, sd, 1, nullptr);
+  ASSERT_NE(nodata, nullptr);
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, nodata),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "gradInput must have data");
+  // self's data is never read: a null self address is fine.
+  aclTensor *self_nodata = aclCreateTensor(dims, 4, ACL_FLOAT, st, 0, ACL_FORMAT_NCHW, sd, 1, nullptr);
+  EXPECT_EQ(a.call(a.gy.t(), self_nodata, a.idx.t(), a.k, a.s, a.p, a.d, a.gx.t()), ACLNN_SUCCESS)
+      << last_msg();
+  aclDestroyTensor(nodata);
+  aclDestroyTensor(self_nodata);
+}
+
+TEST(MaxPoolBackwardContract, EmptyBatch) {
+  BwdArgs a;
+  HostTensor gy({0, 3, 2, 2}, ACL_FLOAT), self({0, 3, 4, 4}, ACL_FLOAT),
+      idx({0, 3, 2, 2}, ACL_INT64), gx({0, 3, 4, 4}, ACL_FLOAT);
+  uint64_t ws = 123;
+  aclOpExecutor *ex = nullptr;
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), a.k, a.s,
+                                                              a.p, a.d, false, gx.t(), &ws, &ex),
+            ACLNN_SUCCESS);
+  EXPECT_EQ(ws, 0u);
+  EXPECT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+}
+
+TEST(MaxPoolBackwardContract, Phase2Misuse) {
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, nullptr, nullptr),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "executor");
+  BwdArgs a;
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(a.gy.t(), a.self.t(), a.idx.t(),
+                                                              a.k, a.s, a.p, a.d, false, a.gx.t(),
+                                                              &ws, &ex),
+            ACLNN_SUCCESS);
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(nullptr, 16, ex, nullptr),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "workspace");
+  // The executor was consumed by the failed call: running it again is detected.
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "not a live executor");
+  // An executor of another API.
+  HostTensor x({1, 1, 4, 4}, ACL_FLOAT), out({1, 1, 2, 2}, ACL_FLOAT), idx({1, 1, 2, 2}, ACL_INT64);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), a.k, a.s, a.p, a.d, false, out.t(),
+                                                      idx.t(), &ws, &ex),
+            ACLNN_SUCCESS);
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "made by aclnnMaxPool2dWithIndices");
+}
+
+TEST(MaxPoolForwardContract, Rules) {
+  HostTensor x({2, 3, 4, 4}, ACL_FLOAT), out({2, 3, 2, 2}, ACL_FLOAT), idx({2, 3, 2, 2}, ACL_INT32);
+  IntArray k({2}), s({2}), p({0}), d({1});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  auto call = [&](const aclTensor *xt, const aclIntArray *kk, const aclIntArray *ss,
+                  const aclIntArray *pp, const aclIntArray *dd, aclTensor *ot, aclTensor *it) {
+    aclnnStatus st = aclnnMaxPool2dWithIndicesGetWorkspaceSize(xt, kk, ss, pp, dd, false, ot, it, &ws, &ex);
+    if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(ex);
+    return st;
+  };
+  EXPECT_EQ(call(x.t(), k, s, p, d, out.t(), idx.t()), ACLNN_SUCCESS) << last_msg();
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
+                                                              idx.t(), nullptr, &ex),
+                    ACLNN_ERR_PARAM_NULLPTR, kFwd, "workspaceSize");
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
+                                                              idx.t(), &ws, nullptr),
+                    ACLNN_ERR_PARAM_NULLPTR, kFwd, "executor");
+  EXPECT_STATUS_MSG(call(nullptr, k, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "self");
+  EXPECT_STATUS_MSG(call(x.t(), nullptr, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "kernelSize");
+  EXPECT_STATUS_MSG(call(x.t(), k, nullptr, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "stride");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, nullptr, d, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "padding");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, nullptr, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "dilation");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, nullptr, idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "out");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, out.t(), nullptr), ACLNN_ERR_PARAM_NULLPTR, kFwd, "indices");
+  HostTensor xi({2, 3, 4, 4}, ACL_INT32), o16({2, 3, 2, 2}, ACL_FLOAT16), iu8({2, 3, 2, 2}, ACL_UINT8);
+  EXPECT_STATUS_MSG(call(xi.t(), k, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "self dtype");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, o16.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "out dtype");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, out.t(), iu8.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "indices dtype");
+  HostTensor onhwc({2, 3, 2, 2}, ACL_FLOAT, ACL_FORMAT_NHWC), xz({2, 3, 4, 4}, ACL_FLOAT, ACL_FORMAT_FRACTAL_Z);
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, onhwc.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "out format");
+  EXPECT_STATUS_MSG(call(xz.t(), k, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "public format");
+  HostTensor x2({4, 4}, ACL_FLOAT);
+  EXPECT_STATUS_MSG(call(x2.t(), k, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "3-D or 4-D");
+  IntArray p2({2});
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p2, d, out.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "padding[0]=2");
+  HostTensor obad({2, 3, 3, 2}, ACL_FLOAT), ibad({2, 3, 2, 3}, ACL_INT32);
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, obad.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "out shape");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, out.t(), ibad.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "indices shape");
+  HostTensor x0({0, 3, 4, 4}, ACL_FLOAT), o0({0, 3, 2, 2}, ACL_FLOAT), i0({0, 3, 2, 2}, ACL_INT32);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x0.t(), k, s, p, d, false, o0.t(), i0.t(), &ws, &ex),
+            ACLNN_SUCCESS);
+  EXPECT_EQ(ws, 0u);
+  EXPECT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+}
+
+TEST(MaxPoolForwardContract, Int32IndicesNeedSmallPlanes) {
+  // H*W = 2^31 exceeds INT32_MAX; the view needs no storage of that size because the call fails
+  // in phase 1 before any data is touched (a one-element storage with zero strides).
+  int64_t dims[] = {1, 1, 65536, 32768}, st[] = {0, 0, 0, 0}, sd[] = {1};
+  float one = 0;
+  aclTensor *x = aclCreateTensor(dims, 4, ACL_FLOAT, st, 0, ACL_FORMAT_NCHW, sd, 1, &one);
+  int64_t od[] = {1, 1, 32768, 16384};
+  aclTensor *o = aclCreateTensor(od, 4, ACL_FLOAT, st, 0, ACL_FORMAT_NCHW, sd, 1, &one);
+  int32_t i32 = 0;
+  aclTensor *ix = aclCreateTensor(od, 4, ACL_INT32, st, 0, ACL_FORMAT_NCHW, sd, 1, &i32);
+  ASSERT_TRUE(x && o && ix);
+  IntArray k({2}), s({2}), p({0}), d({1});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, o, ix, &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "INT32 requires H*W");
+  aclDestroyTensor(x);
+  aclDestroyTensor(o);
+  aclDestroyTensor(ix);
+}
+
+// CANN's unit-test cases for the backward (cann-cases.md), default (Ascend 950) profile.
+TEST(MaxPoolBackwardContract, CannCases) {
+  BwdArgs a;
+  // a CHW (rank 3) tensor in NCL format
+  HostTensor gy({3, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCL), self({3, 4, 4}, ACL_FLOAT, ACL_FORMAT_NCL),
+      idx({3, 2, 2}, ACL_INT64), gx({3, 4, 4}, ACL_FLOAT, ACL_FORMAT_NCL);
+  EXPECT_EQ(a.call(gy.t(), self.t(), idx.t(), a.k, a.s, a.p, a.d, gx.t()), ACLNN_SUCCESS) << last_msg();
+  // kernelSize {2}, stride {1}, ceilMode true
+  HostTensor gy3({2, 3, 3, 3}, ACL_FLOAT), idx3({2, 3, 3, 3}, ACL_INT32);
+  IntArray k2({2}), s1({1}), p0({0}), d1({1});
+  a.ceil = true;
+  EXPECT_EQ(a.call(gy3.t(), a.self.t(), idx3.t(), k2, s1, p0, d1, a.gx.t()), ACLNN_SUCCESS) << last_msg();
+  a.ceil = false;
+  // FLOAT data, INT32 indices, NCHW
+  HostTensor idx32({2, 3, 2, 2}, ACL_INT32);
+  EXPECT_EQ(a.call(a.gy.t(), a.self.t(), idx32.t(), a.k, a.s, a.p, a.d, a.gx.t()), ACLNN_SUCCESS);
+  // FLOAT16 / BF16 accepted on the 950 profile
+  for (aclDataType dt : {ACL_FLOAT16, ACL_BF16}) {
+    HostTensor g({2, 3, 2, 2}, dt), sf({2, 3, 4, 4}, dt), x({2, 3, 4, 4}, dt);
+    EXPECT_EQ(a.call(g.t(), sf.t(), a.idx.t(), a.k, a.s, a.p, a.d, x.t()), ACLNN_SUCCESS) << last_msg();
+  }
+}
+
+// ---- numerics ---------------------------------------------------------------------------------
+struct Cfg {
+  int64_t n = 1, c = 1, h = 4, w = 4;
+  std::vector<int64_t> k{2}, s{}, p{0}, d{1};
+  bool ceil = false;
+  aclDataType dt = ACL_FLOAT, idt = ACL_INT64;
+  bool rank3 = false, nhwc = false;
+  int layout = 0;  // 0 contiguous, 1 the other memory order (channels-last under NCHW), 2 random
+};
+
+PoolRef ref_attrs(const Cfg &c) {
+  auto two = [](const std::vector<int64_t> &v, int64_t dflt0, int64_t dflt1, int i) {
+    if (v.empty()) return i == 0 ? dflt0 : dflt1;
+    return v.size() == 2 ? v[i] : v[0];
+  };
+  PoolRef a;
+  a.kh = two(c.k, 0, 0, 0);
+  a.kw = two(c.k, 0, 0, 1);
+  a.sh = two(c.s, a.kh, a.kw, 0);
+  a.sw = two(c.s, a.kh, a.kw, 1);
+  a.ph = two(c.p, 0, 0, 0);
+  a.pw = two(c.p, 0, 0, 1);
+  a.dh = two(c.d, 1, 1, 0);
+  a.dw = two(c.d, 1, 1, 1);
+  a.ceil = c.ceil;
+  return a;
+}
+
+std::vector<int64_t> view_dims(const Cfg &c, int64_t h, int64_t w) {
+  std::vector<int64_t> d = c.nhwc ? std::vector<int64_t>{h, w, c.c} : std::vector<int64_t>{c.c, h, w};
+  if (!c.rank3) d.insert(d.begin(), c.n);
+  return d;
+}
+
+// Linear position in the view (row-major over view dims) of logical (n, c, h, w).
+int64_t vpos(const Cfg &c, int64_t h, int64_t w, int64_t n, int64_t ch, int64_t y, int64_t x) {
+  const int64_t inner = c.nhwc ? (y * w + x) * c.c + ch : (ch * h + y) * w + x;
+  return c.rank3 ? inner : n * c.c * h * w + inner;
+}
+
+HostTensor make(const Cfg &c, const std::vector<int64_t> &dims, aclDataType dt, std::mt19937 &rng) {
+  const aclFormat fmt = c.nhwc ? ACL_FORMAT_NHWC : ACL_FORMAT_NCHW;
+  if (c.layout == 0) return HostTensor(dims, dt, fmt);
+  std::vector<int> perm(dims.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  if (c.layout == 1) {
+    // NCHW view with NHWC memory (PyTorch channels-last), or NHWC view with NCHW memory.
+    const int r = static_cast<int>(dims.size()), o = r == 4 ? 1 : 0;
+    if (c.nhwc) perm = r == 4 ? std::vector<int>{0, 3, 1, 2} : std::vector<int>{2, 0, 1};
+    else perm = r == 4 ? std::vector<int>{0, 2, 3, 1} : std::vector<int>{1, 2, 0};
+    (void)o;
+  } else {
+    std::shuffle(perm.begin(), perm.end(), rng);
+  }
+  const int64_t gap = c.layout == 2 ? static_cast<int64_t>(rng() % 3) : 0;
+  const int64_t off = c.layout == 2 ? static_cast<int64_t>(rng() % 5) : 0;
+  return make_strided(dims, perm, gap, off, dt, fmt);
+}
+
+// Runs forward then backward through the C API and compares with the naive reference.
+void run_case(const Cfg &c, std::mt19937 &rng, bool random_indices) {
+  SCOPED_TRACE(testing::Message()
+               << "N=" << c.n << " C=" << c.c << " H=" << c.h << " W=" << c.w << " k="
+               << c.k[0] << (c.k.size() > 1 ? "," + std::to_string(c.k[1]) : "")
+               << " s=" << (c.s.empty() ? -1 : c.s[0]) << " p=" << c.p[0] << " d=" << c.d[0]
+               << " ceil=" << c.ceil << " dt=" << c.dt << " idt=" << c.idt
+               << " rank3=" << c.rank3 << " nhwc=" << c.nhwc << " layout=" << c.layout);
+  const PoolRef a = ref_attrs(c);
+  const int64_t ho = ref_out_size(c.h, a.kh, a.sh, a.ph, a.dh, c.ceil);
+  const int64_t wo = ref_out_size(c.w, a.kw, a.sw, a.pw, a.dw, c.ceil);
+  const int64_t planes = c.n * c.c;
+  HostTensor x = make(c, view_dims(c, c.h, c.w), c.dt, rng);
+  std::vector<float> xd(planes * c.h * c.w);
+  std::uniform_int_distribution<int> small(-3, 3);
+  for (int64_t pl = 0; pl < planes; ++pl)
+    for (int64_t i = 0; i < c.h * c.w; ++i) {
+      float v = static_cast<float>(small(rng)) * 0.5f;
+      const unsigned r = rng() % 40;
+      if (r == 0) v = std::nanf("");
+      if (r == 1) v = -INFINITY;
+      v = round_to(c.dt, v);
+      xd[pl * c.h * c.w + i] = v;
+      x.set(vpos(c, c.h, c.w, pl / c.c, pl % c.c, i / c.w, i % c.w), v);
+    }
+  IntArray k(c.k), s(c.s), p(c.p), d(c.d);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  if (ho <= 0 || wo <= 0) {
+    HostTensor out = make(c, view_dims(c, 1, 1), c.dt, rng), idx = make(c, view_dims(c, 1, 1), c.idt, rng);
+    EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, c.ceil, out.t(),
+                                                                idx.t(), &ws, &ex),
+                      ACLNN_ERR_PARAM_INVALID, kFwd, "output size must be > 0");
+    return;
+  }
+  HostTensor out = make(c, view_dims(c, ho, wo), c.dt, rng), idx = make(c, view_dims(c, ho, wo), c.idt, rng);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, c.ceil, out.t(), idx.t(),
+                                                      &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+  std::vector<float> rout;
+  std::vector<int64_t> ridx;
+  ref_forward(xd, planes, c.h, c.w, a, ho, wo, &rout, &ridx);
+  for (int64_t pl = 0; pl < planes; ++pl)
+    for (int64_t o = 0; o < ho * wo; ++o) {
+      const int64_t vp = vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo);
+      const float want = rout[pl * ho * wo + o], got = out.get(vp);
+      ASSERT_TRUE((std::isnan(want) && std::isnan(got)) || want == got)
+          << "out plane " << pl << " pos " << o << " want " << want << " got " << got;
+      ASSERT_EQ(idx.get_int(vp), ridx[pl * ho * wo + o]) << "indices plane " << pl << " pos " << o;
+    }
+  EXPECT_TRUE(out.outside_view_untouched());
+  EXPECT_TRUE(idx.outside_view_untouched());
+
+  // Backward with the forward's indices, or random ones (any position of the plane, and -1).
+  if (random_indices) {
+    std::uniform_int_distribution<int64_t> pos(-1, c.h * c.w - 1);
+    for (int64_t pl = 0; pl < planes; ++pl)
+      for (int64_t o = 0; o < ho * wo; ++o) {
+        ridx[pl * ho * wo + o] = pos(rng);
+        idx.set_int(vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo), ridx[pl * ho * wo + o]);
+      }
+  }
+  HostTensor gy = make(c, view_dims(c, ho, wo), c.dt, rng);
+  std::vector<float> gyd(planes * ho * wo);
+  std::normal_distribution<float> nd;
+  for (int64_t pl = 0; pl < planes; ++pl)
+    for (int64_t o = 0; o < ho * wo; ++o) {
+      const float v = round_to(c.dt, nd(rng));
+      gyd[pl * ho * wo + o] = v;
+      gy.set(vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo), v);
+    }
+  HostTensor gx = make(c, view_dims(c, c.h, c.w), c.dt, rng);
+  for (int64_t i = 0; i < gx.numel(); ++i) gx.set(i, 777.0f);  // must be overwritten
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
+                                                              c.ceil, gx.t(), &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+  const std::vector<float> rgx = ref_backward(gyd, ridx, planes, c.h, c.w, ho, wo);
+  for (int64_t pl = 0; pl < planes; ++pl)
+    for (int64_t i = 0; i < c.h * c.w; ++i) {
+      const float want = round_to(c.dt, rgx[pl * c.h * c.w + i]);
+      const float got = gx.get(vpos(c, c.h, c.w, pl / c.c, pl % c.c, i / c.w, i % c.w));
+      ASSERT_EQ(want, got) << "gradInput plane " << pl << " pos " << i;
+    }
+  EXPECT_TRUE(gx.outside_view_untouched());
+}
+
+Cfg random_cfg(std::mt19937 &rng) {
+  auto u = [&](int lo, int hi) { return static_cast<int64_t>(lo + rng() % (hi - lo + 1)); };
+  Cfg c;
+  c.n = u(0, 9) == 0 ? 0 : u(1, 3);
+  c.c = u(1, 4);
+  c.h = u(1, 12);
+  c.w = u(1, 12);
+  const int64_t kh = u(1, 4), kw = u(1, 4);
+  c.k = u(0, 1) ? std::vector<int64_t>{kh} : std::vector<int64_t>{kh, kw};
+  const int64_t kmin_h = c.k[0], kmin_w = c.k.size() == 2 ? c.k[1] : c.k[0];
+  switch (u(0, 2)) {
+    case 0: c.s = {}; break;
+    case 1: c.s = {u(1, 3)}; break;
+    default: c.s = {u(1, 3), u(1, 3)};
+  }
+  if (u(0, 1)) {
+    c.p = {u(0, std::min(kmin_h, kmin_w) / 2)};
+  } else {
+    c.p = {u(0, kmin_h / 2), u(0, kmin_w / 2)};
+  }
+  c.d = u(0, 2) ? std::vector<int64_t>{1} : std::vector<int64_t>{u(1, 3), u(1, 3)};
+  c.ceil = u(0, 1);
+  const aclDataType dts[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+  c.dt = dts[u(0, 2)];
+  c.idt = u(0, 1) ? ACL_INT32 : ACL_INT64;
+  c.rank3 = u(0, 3) == 0;
+  if (c.rank3 && c.n == 0) c.n = 1;
+  if (c.rank3) c.n = 1;
+  c.nhwc = u(0, 2) == 0;
+  c.layout = static_cast<int>(u(0, 2));
+  return c;
+}
+
+TEST(MaxPoolNumerics, RandomAgainstNaiveReference) {
+  std::mt19937 rng(20261202);
+  for (int i = 0; i < 400; ++i) {
+    Cfg c = random_cfg(rng);
+    run_case(c, rng, /*random_indices=*/i % 4 == 3);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(MaxPoolNumerics, NoInputElementInWindowGivesMinusInfAndMinusOne) {
+  // H=W=2, kernel 2, dilation 3, padding 1, stride 1: the one window's taps are -1 and 2.
+  HostTensor x({1, 1, 2, 2}, ACL_FLOAT), out({1, 1, 1, 1}, ACL_FLOAT), idx({1, 1, 1, 1}, ACL_INT64);
+  for (int i = 0; i < 4; ++i) x.set(i, 1.0f + i);
+  IntArray k({2}), s({1}), p({1}), d({3});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
+            ACLNN_SUCCESS) << last_msg();
+  ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  EXPECT_EQ(out.get(0), -INFINITY);
+  EXPECT_EQ(idx.get_int(0), -1);
+  // The backward skips the -1.
+  HostTensor gy({1, 1, 1, 1}, ACL_FLOAT), gx({1, 1, 2, 2}, ACL_FLOAT);
+  gy.set(0, 5.0f);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
+                                                              false, gx.t(), &ws, &ex),
+            ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(gx.get(i), 0.0f);
+}
+
+TEST(MaxPoolNumerics, TiesFirstWinsNaNLastWins) {
+  HostTensor x({1, 1, 2, 3}, ACL_FLOAT), out({1, 1, 1, 1}, ACL_FLOAT), idx({1, 1, 1, 1}, ACL_INT32);
+  const float vals[] = {1, 3, 3, NAN, 2, NAN};
+  for (int i = 0; i < 6; ++i) x.set(i, vals[i]);
+  IntArray k({2, 3}), s({1}), p({0}), d({1});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
+            ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  EXPECT_TRUE(std::isnan(out.get(0)));
+  EXPECT_EQ(idx.get_int(0), 5);
+  x.set(3, 0.0f);
+  x.set(5, 0.0f);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
+            ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  EXPECT_EQ(out.get(0), 3.0f);
+  EXPECT_EQ(idx.get_int(0), 1);
+}
+
+TEST(MaxPoolNumerics, WorkedExampleFromCannSample) {
+  HostTensor x({1, 1, 4, 3}, ACL_FLOAT), out({1, 1, 2, 1}, ACL_FLOAT), idx({1, 1, 2, 1}, ACL_INT64);
+  const float v[] = {0.0850f, -0.5147f, -0.0212f, -0.5654f, -0.3222f, 0.5847f,
+                     1.7510f, 0.9954f,  0.1842f,  0.8392f,  0.4835f,  0.9213f};
+  for (int i = 0; i < 12; ++i) x.set(i, v[i]);
+  IntArray k({2}), s({2}), p({0}), d({1});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
+            ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  EXPECT_EQ(idx.get_int(0), 0);
+  EXPECT_EQ(idx.get_int(1), 6);
+  HostTensor gy({1, 1, 2, 1}, ACL_FLOAT), gx({1, 1, 4, 3}, ACL_FLOAT);
+  gy.set(0, 0.4757f);
+  gy.set(1, 0.1726f);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
+                                                              false, gx.t(), &ws, &ex),
+            ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  for (int i = 0; i < 12; ++i)
+    EXPECT_EQ(gx.get(i), i == 0 ? 0.4757f : i == 6 ? 0.1726f : 0.0f) << i;
+}
+
+TEST(MaxPoolNumerics, BadIndexInPhase2) {
+  for (aclDataType idt : {ACL_INT32, ACL_INT64}) {
+    for (int64_t badv : {int64_t(16), int64_t(-2), int64_t(1000000)}) {
+      HostTensor gy({2, 2, 2, 2}, ACL_FLOAT), self({2, 2, 4, 4}, ACL_FLOAT), idx({2, 2, 2, 2}, idt);
+      HostTensor gx = make_strided({2, 2, 4, 4}, {0, 1, 2, 3}, 1, 3, ACL_FLOAT, ACL_FORMAT_NCHW);
+      for (int64_t i = 0; i < 16; ++i) {
+        gy.set(i, 1.0f);
+        idx.set_int(i, i % 16);
+      }
+      idx.set_int(13, badv);  // position (1, 1, 0, 1)
+      idx.set_int(14, badv);
+      IntArray k({2}), s({2}), p({0}), d({1});
+      uint64_t ws;
+      aclOpExecutor *ex;
+      ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k, s,
+                                                                  p, d, false, gx.t(), &ws, &ex),
+                ACLNN_SUCCESS);
+      EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr),
+                        ACLNN_ERR_PARAM_INVALID, kBwd,
+                        "indices[1,1,0,1]=" + std::to_string(badv));
+      EXPECT_TRUE(gx.outside_view_untouched());
+    }
+  }
+}
+
+TEST(MaxPoolNumerics, OverlappingGradInputViewIsDeterministic) {
+  // A gradInput view with a zero stride on C: both channels share storage. The result is the
+  // last plane's, whatever the thread count.
+  HostTensor gy({1, 2, 1, 1}, ACL_FLOAT), self({1, 2, 2, 2}, ACL_FLOAT), idx({1, 2, 1, 1}, ACL_INT64);
+  HostTensor gx({1, 2, 2, 2}, {8, 0, 2, 1}, 0, 4, ACL_FLOAT, ACL_FORMAT_NCHW);
+  gy.set(0, 1.0f);
+  gy.set(1, 2.0f);
+  idx.set_int(0, 0);
+  idx.set_int(1, 3);
+  IntArray k({2}), s({2}), p({0}), d({1});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k, s, p,
+                                                              d, false, gx.t(), &ws, &ex),
+            ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  EXPECT_EQ(gx.get(0), 0.0f);
+  EXPECT_EQ(gx.get(3), 2.0f);
+}
+
+TEST(MaxPoolGolden, MatchesPyTorch) {
+  auto cases = read_golden(POOLGRAD_GOLDEN_DIR "/maxpool.txt");
+  ASSERT_GE(cases.size(), 10u);
+  for (const GoldenCase &g : cases) {
+    const std::string dts = g.s("dtype");
+    const aclDataType dt = dts == "FLOAT" ? ACL_FLOAT : dts == "FLOAT16" ? ACL_FLOAT16 : ACL_BF16;
+    SCOPED_TRACE("case N=" + g.s("N") + " H=" + g.s("H") + " W=" + g.s("W") + " k=" + g.s("kh") +
+                 " s=" + g.s("sh") + " p=" + g.s("ph") + " d=" + g.s("dh") + " ceil=" + g.s("ceil") +
+                 " " + dts);
+    const int64_t n = g.i("N"), c = g.i("C"), h = g.i("H"), w = g.i("W");
+    const auto &gout = g.arrays.at("out");
+    const int64_t plane_out = static_cast<int64_t>(gout.size()) / (n * c);
+    IntArray k({g.i("kh"), g.i("kw")}), s({g.i("sh"), g.i("sw")}), p({g.i("ph"), g.i("pw")}),
+        d({g.i("dh"), g.i("dw")});
+    const bool ceil = g.i("ceil") != 0;
+    // Output dims from the library's phase 1: try the reference size.
+    const PoolRef a{g.i("kh"), g.i("kw"), g.i("sh"), g.i("sw"), g.i("ph"), g.i("pw"), g.i("dh"), g.i("dw"), ceil};
+    const int64_t ho = ref_out_size(h, a.kh, a.sh, a.ph, a.dh, ceil), wo = ref_out_size(w, a.kw, a.sw, a.pw, a.dw, ceil);
+    ASSERT_EQ(ho * wo, plane_out);
+    for (aclDataType idt : {ACL_INT64, ACL_INT32}) {
+      HostTensor x({n, c, h, w}, dt), out({n, c, ho, wo}, dt), idx({n, c, ho, wo}, idt);
+      for (int64_t i = 0; i < x.numel(); ++i) x.set(i, static_cast<float>(g.arrays.at("x")[i]));
+      uint64_t ws;
+      aclOpExecutor *ex;
+      ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, ceil, out.t(), idx.t(), &ws, &ex),
+                ACLNN_SUCCESS) << last_msg();
+      ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+      for (int64_t i = 0; i < out.numel(); ++i) {
+        ASSERT_EQ(out.get(i), static_cast<float>(gout[i])) << i;
+        ASSERT_EQ(idx.get_int(i), static_cast<int64_t>(g.arrays.at("indices")[i])) << i;
+      }
+      HostTensor gy({n, c, ho, wo}, dt), gx({n, c, h, w}, dt);
+      for (int64_t i = 0; i < gy.numel(); ++i) gy.set(i, static_cast<float>(g.arrays.at("gradOutput")[i]));
+      ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
+                                                                  ceil, gx.t(), &ws, &ex),
+                ACLNN_SUCCESS);
+      ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+      const auto &ggx = g.arrays.at("gradInput");
+      for (int64_t i = 0; i < gx.numel(); ++i) {
+        const float want = static_cast<float>(ggx[i]);
+        if (dt == ACL_FLOAT) {
+          ASSERT_EQ(gx.get(i), want) << i;
+        } else {
+          // PyTorch accumulates half/bfloat16 gradients in the storage type; poolgrad in float32.
+          ASSERT_NEAR(gx.get(i), want, 2e-2 * (1 + std::fabs(want))) << i;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,591 @@
+// aclnnRoiPoolingWithArgMax / aclnnRoiPoolingGradWithArgMax: the spec's worked examples, the
+// validation lists (one test per rule), CANN's cases, random cases against a naive reference,
+// torchvision golden files, phase-2 data errors with guard bytes.
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
+#include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
+#include "golden_reader.h"
+#include "test_util.h"
+
+using namespace pgtest;
+
+namespace {
+
+const char *kFwd = "aclnnRoiPoolingWithArgMax";
+const char *kBwd = "aclnnRoiPoolingGradWithArgMax";
+
+// ---- naive reference of the spec's forward formula ----------------------------------------------
+void ref_bin(const std::vector<float> &x, int64_t C, int64_t H, int64_t W, const float *roi,
+             int64_t c, int64_t ph, int64_t pw, int64_t PH, int64_t PW, float sh, float sw,
+             float *y, int64_t *am) {
+  const int64_t b = static_cast<int64_t>(std::trunc(roi[0]));
+  const float xs = roi[1] * sw, ys = roi[2] * sh, xe = (roi[3] + 1.0f) * sw, ye = (roi[4] + 1.0f) * sh;
+  *y = 0.0f;
+  *am = -1;
+  if ((roi[3] - roi[1] + 1.0f) * sw <= 0.0f || (roi[4] - roi[2] + 1.0f) * sh <= 0.0f) return;
+  const float bw = (xe - xs) / static_cast<float>(PW), bh = (ye - ys) / static_cast<float>(PH);
+  auto clampi = [](float v, int64_t hi) {
+    double d = std::min<double>(std::max<double>(v, 0.0), static_cast<double>(hi));
+    return static_cast<int64_t>(d);
+  };
+  const int64_t hs = clampi(std::floor(static_cast<float>(ph) * bh + ys), H);
+  const int64_t he = clampi(std::ceil(static_cast<float>(ph + 1) * bh + ys), H);
+  const int64_t ws = clampi(std::floor(static_cast<float>(pw) * bw + xs), W);
+  const int64_t we = clampi(std::ceil(static_cast<float>(pw + 1) * bw + xs), W);
+  if (he <= hs || we <= ws) return;
+  float best = -INFINITY;
+  for (int64_t h = hs; h < he; ++h)
+    for (int64_t w = ws; w < we; ++w) {
+      const float v = x[((b * C + c) * H + h) * W + w];
+      if (v > best) {
+        best = v;
+        *am = h * W + w;
+      }
+    }
+  *y = best;
+}
+
+struct RoiCase {
+  int64_t n, c, h, w, r, ph, pw;
+  float sh, sw;
+  aclDataType dt = ACL_FLOAT;
+  bool strided = false;
+};
+
+void fill_rois(HostTensor &rois, std::vector<float> &host, const RoiCase &k, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> coord(-8.0f, static_cast<float>(std::max(k.h, k.w)) / std::min(k.sh, k.sw) + 8.0f);
+  host.assign(k.r * 5, 0.0f);
+  for (int64_t r = 0; r < k.r; ++r) {
+    float *row = &host[r * 5];
+    row[0] = static_cast<float>(rng() % k.n);
+    const unsigned kind = rng() % 8;
+    float x1 = std::round(coord(rng) * 2) / 2, y1 = std::round(coord(rng) * 2) / 2;
+    float x2 = x1 + static_cast<float>(rng() % 12), y2 = y1 + static_cast<float>(rng() % 12);
+    if (kind == 0) std::swap(x1, x2);            // malformed (x2 < x1)
+    if (kind == 1) x2 = x1, y2 = y1;             // one pixel
+    if (kind == 2) x1 = -50, y1 = -50, x2 = -20, y2 = -30;  // wholly outside
+    if (kind == 3) x1 = 0, y1 = 0, x2 = 2, y2 = 2;          // the same pixels again and again
+    row[1] = x1, row[2] = y1, row[3] = x2, row[4] = y2;
+    for (int j = 0; j < 5; ++j) {
+      row[j] = round_to(k.dt, row[j]);
+      rois.set(r * 5 + j, row[j]);
+    }
+  }
+}
+
+HostTensor make4(const std::vector<int64_t> &dims, aclDataType dt, bool strided, std::mt19937 &rng) {
+  if (!strided) return HostTensor(dims, dt, ACL_FORMAT_ND);
+  std::vector<int> perm = {0, 1, 2, 3};
+  std::shuffle(perm.begin(), perm.end(), rng);
+  return make_strided(dims, perm, static_cast<int64_t>(rng() % 3), static_cast<int64_t>(rng() % 4), dt, ACL_FORMAT_ND);
+}
+
+void run_forward_case(const RoiCase &k, std::mt19937 &rng) {
+  SCOPED_TRACE(testing::Message() << "N=" << k.n << " C=" << k.c << " H=" << k.h << " W=" << k.w
+                                  << " R=" << k.r << " pooled=" << k.ph << "x" << k.pw
+                                  << " scale=" << k.sh << "," << k.sw << " dt=" << k.dt
+                                  << " strided=" << k.strided);
+  HostTensor x = make4({k.n, k.c, k.h, k.w}, k.dt, k.strided, rng);
+  std::vector<float> xd(k.n * k.c * k.h * k.w);
+  std::uniform_int_distribution<int> vals(-20, 20);
+  for (size_t i = 0; i < xd.size(); ++i) {
+    xd[i] = round_to(k.dt, static_cast<float>(vals(rng)) * 0.25f);
+    if (rng() % 50 == 0) xd[i] = NAN;
+    x.set(static_cast<int64_t>(i), xd[i]);
+  }
+  HostTensor rois({k.r, 5}, k.dt, ACL_FORMAT_ND);
+  std::vector<float> rh;
+  fill_rois(rois, rh, k, rng);
+  HostTensor y = make4({k.r, k.c, k.ph, k.pw}, k.dt, k.strided, rng);
+  HostTensor am = make4({k.r, k.c, k.ph, k.pw}, ACL_INT32, k.strided, rng);
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), k.ph, k.pw, k.sh, k.sw,
+                                                      y.t(), am.t(), &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  ASSERT_EQ(aclnnRoiPoolingWithArgMax(nullptr, ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+  for (int64_t r = 0; r < k.r; ++r)
+    for (int64_t c = 0; c < k.c; ++c)
+      for (int64_t i = 0; i < k.ph; ++i)
+        for (int64_t j = 0; j < k.pw; ++j) {
+          float want;
+          int64_t wam;
+          ref_bin(xd, k.c, k.h, k.w, &rh[r * 5], c, i, j, k.ph, k.pw, k.sh, k.sw, &want, &wam);
+          const int64_t pos = ((r * k.c + c) * k.ph + i) * k.pw + j;
+          ASSERT_EQ(am.get_int(pos), wam) << "roi " << r << " c " << c << " bin " << i << "," << j;
+          ASSERT_EQ(y.get(pos), round_to(k.dt, want)) << "roi " << r << " c " << c << " bin " << i << "," << j;
+        }
+  EXPECT_TRUE(y.outside_view_untouched());
+  EXPECT_TRUE(am.outside_view_untouched());
+}
+
+// Backward reference: the scatter-sum, in float32, in (r, c, ph, pw) order.
+std::vector<float> ref_backward(const std::vector<float> &gy, const std::vector<int64_t> &am,
+                                const std::vector<float> &rois, int64_t N, int64_t C, int64_t H,
+                                int64_t W, int64_t R, int64_t PH, int64_t PW) {
+  std::vector<float> gx(N * C * H * W, 0.0f);
+  for (int64_t r = 0; r < R; ++r) {
+    const int64_t b = static_cast<int64_t>(std::trunc(rois[r * 5]));
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t k = 0; k < PH * PW; ++k) {
+        const int64_t a = am[(r * C + c) * PH * PW + k];
+        if (a >= 0) gx[(b * C + c) * H * W + a] += gy[(r * C + c) * PH * PW + k];
+      }
+  }
+  return gx;
+}
+
+void run_backward_case(const RoiCase &k, std::mt19937 &rng) {
+  SCOPED_TRACE(testing::Message() << "backward N=" << k.n << " C=" << k.c << " H=" << k.h << " W=" << k.w
+                                  << " R=" << k.r << " pooled=" << k.ph << "x" << k.pw << " dt=" << k.dt
+                                  << " strided=" << k.strided);
+  HostTensor rois({k.r, 5}, k.dt, ACL_FORMAT_ND);
+  std::vector<float> rh;
+  fill_rois(rois, rh, k, rng);
+  HostTensor gy = make4({k.r, k.c, k.ph, k.pw}, k.dt, k.strided, rng);
+  HostTensor am = make4({k.r, k.c, k.ph, k.pw}, ACL_INT32, k.strided, rng);
+  HostTensor gx = make4({k.n, k.c, k.h, k.w}, k.dt, k.strided, rng);
+  std::vector<float> gyd(gy.numel());
+  std::vector<int64_t> amd(am.numel());
+  std::normal_distribution<float> nd;
+  // Few distinct positions: many ROIs hit the same pixels.
+  std::uniform_int_distribution<int64_t> pos(-1, std::min<int64_t>(k.h * k.w - 1, 5));
+  for (int64_t i = 0; i < gy.numel(); ++i) {
+    gyd[i] = round_to(k.dt, nd(rng));
+    gy.set(i, gyd[i]);
+    amd[i] = rng() % 2 ? pos(rng) : static_cast<int64_t>(rng() % (k.h * k.w));
+    am.set_int(i, amd[i]);
+  }
+  for (int64_t i = 0; i < gx.numel(); ++i) gx.set(i, 3.0f);  // overwritten
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), k.ph,
+                                                          k.pw, 1.0, &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMax(nullptr, ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+  const std::vector<float> want = ref_backward(gyd, amd, rh, k.n, k.c, k.h, k.w, k.r, k.ph, k.pw);
+  for (int64_t i = 0; i < gx.numel(); ++i) ASSERT_EQ(gx.get(i), round_to(k.dt, want[i])) << i;
+  EXPECT_TRUE(gx.outside_view_untouched());
+}
+
+// ---- worked examples --------------------------------------------------------------------------
+struct Fwd {
+  HostTensor x, rois, y, am;
+  aclnnStatus run(int64_t ph, int64_t pw, float sh, float sw) {
+    uint64_t ws;
+    aclOpExecutor *ex;
+    aclnnStatus st = aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), ph, pw, sh, sw,
+                                                               y.t(), am.t(), &ws, &ex);
+    if (st) return st;
+    return aclnnRoiPoolingWithArgMax(nullptr, ws, ex, nullptr);
+  }
+};
+
+Fwd make_fwd(std::vector<int64_t> xd, std::vector<std::vector<float>> rois, int64_t ph, int64_t pw) {
+  Fwd f{HostTensor(xd, ACL_FLOAT, ACL_FORMAT_ND),
+        HostTensor({static_cast<int64_t>(rois.size()), 5}, ACL_FLOAT, ACL_FORMAT_ND),
+        HostTensor({static_cast<int64_t>(rois.size()), xd[1], ph, pw}, ACL_FLOAT, ACL_FORMAT_ND),
+        HostTensor({static_cast<int64_t>(rois.size()), xd[1], ph, pw}, ACL_INT32, ACL_FORMAT_ND)};
+  for (size_t r = 0; r < rois.size(); ++r)
+    for (int j = 0; j < 5; ++j) f.rois.set(static_cast<int64_t>(r * 5 + j), rois[r][j]);
+  return f;
+}
+
+TEST(RoiWorkedExamples, F1) {
+  Fwd f = make_fwd({2, 2, 6, 8}, {{0, 0, 0, 7, 5}, {1, 0, 0, 7, 5}}, 2, 2);
+  for (int64_t i = 0; i < f.x.numel(); ++i) f.x.set(i, 1.0f);
+  ASSERT_EQ(f.run(2, 2, 1.0f, 1.0f), ACLNN_SUCCESS) << last_msg();
+  const int64_t want[4] = {0, 4, 24, 28};
+  for (int64_t i = 0; i < f.y.numel(); ++i) {
+    EXPECT_EQ(f.y.get(i), 1.0f);
+    EXPECT_EQ(f.am.get_int(i), want[i % 4]) << i;
+  }
+}
+
+TEST(RoiWorkedExamples, F2AndTorchvisionDifference) {
+  Fwd f = make_fwd({1, 1, 8, 8}, {{0, 0, 0, 7, 7}}, 2, 2);
+  for (int64_t i = 0; i < 64; ++i) f.x.set(i, static_cast<float>(i));
+  ASSERT_EQ(f.run(2, 2, 0.5f, 0.5f), ACLNN_SUCCESS) << last_msg();
+  const int64_t want[4] = {9, 11, 25, 27};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(f.am.get_int(i), want[i]);
+    EXPECT_EQ(f.y.get(i), static_cast<float>(want[i]));
+  }
+}
+
+TEST(RoiWorkedExamples, F3MalformedRoi) {
+  Fwd f = make_fwd({1, 1, 8, 8}, {{0, 5, 5, 3, 3}}, 2, 2);
+  for (int64_t i = 0; i < 64; ++i) f.x.set(i, static_cast<float>(i));
+  ASSERT_EQ(f.run(2, 2, 1.0f, 1.0f), ACLNN_SUCCESS);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(f.y.get(i), 0.0f);
+    EXPECT_EQ(f.am.get_int(i), -1);
+  }
+}
+
+TEST(RoiWorkedExamples, F4OnePixelRoi) {
+  Fwd f = make_fwd({1, 1, 8, 8}, {{0, 5, 5, 5, 5}}, 2, 2);
+  for (int64_t i = 0; i < 64; ++i) f.x.set(i, static_cast<float>(i));
+  ASSERT_EQ(f.run(2, 2, 1.0f, 1.0f), ACLNN_SUCCESS);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(f.y.get(i), 45.0f);
+    EXPECT_EQ(f.am.get_int(i), 45);
+  }
+}
+
+TEST(RoiWorkedExamples, AllNaNOrMinusInfBinGivesMinusInfAndMinusOne) {
+  Fwd f = make_fwd({1, 1, 2, 2}, {{0, 0, 0, 1, 1}}, 1, 1);
+  f.x.set(0, NAN);
+  f.x.set(1, -INFINITY);
+  f.x.set(2, NAN);
+  f.x.set(3, -INFINITY);
+  ASSERT_EQ(f.run(1, 1, 1.0f, 1.0f), ACLNN_SUCCESS);
+  EXPECT_EQ(f.y.get(0), -INFINITY);
+  EXPECT_EQ(f.am.get_int(0), -1);
+  // NaN never wins
+  f.x.set(3, 2.0f);
+  ASSERT_EQ(f.run(1, 1, 1.0f, 1.0f), ACLNN_SUCCESS);
+  EXPECT_EQ(f.y.get(0), 2.0f);
+  EXPECT_EQ(f.am.get_int(0), 3);
+}
+
+TEST(RoiWorkedExamples, B1) {
+  HostTensor gy({1, 32, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND), am({1, 32, 2, 2}, ACL_INT32, ACL_FORMAT_ND);
+  HostTensor rois({1, 5}, ACL_FLOAT, ACL_FORMAT_ND), gx({4, 32, 3, 3}, ACL_FLOAT, ACL_FORMAT_ND);
+  for (int64_t i = 0; i < gy.numel(); ++i) {
+    gy.set(i, 1.0f);
+    am.set_int(i, 3);
+  }
+  const float r[5] = {0, 0, 1, 0, 1};
+  for (int j = 0; j < 5; ++j) rois.set(j, r[j]);
+  for (int64_t i = 0; i < gx.numel(); ++i) gx.set(i, 1.0f);
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 2, 2, 1.0, &ws, &ex),
+            ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMax(nullptr, ws, ex, nullptr), ACLNN_SUCCESS);
+  for (int64_t b = 0; b < 4; ++b)
+    for (int64_t c = 0; c < 32; ++c)
+      for (int64_t k = 0; k < 9; ++k)
+        EXPECT_EQ(gx.get((b * 32 + c) * 9 + k), (b == 0 && k == 3) ? 4.0f : 0.0f);
+}
+
+TEST(RoiNumerics, CannByteExactCase) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> nd;
+  Fwd f = make_fwd({2, 16, 25, 42}, {{0, 0, 0, 10, 10}, {1, 10, 10, 20, 20}}, 3, 3);
+  std::vector<float> xd(f.x.numel());
+  for (int64_t i = 0; i < f.x.numel(); ++i) {
+    xd[i] = nd(rng);
+    f.x.set(i, xd[i]);
+  }
+  ASSERT_EQ(f.run(3, 3, 1.0f, 1.0f), ACLNN_SUCCESS);
+  const float rois[2][5] = {{0, 0, 0, 10, 10}, {1, 10, 10, 20, 20}};
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t c = 0; c < 16; ++c)
+      for (int64_t k = 0; k < 9; ++k) {
+        float want;
+        int64_t wam;
+        ref_bin(xd, 16, 25, 42, rois[r], c, k / 3, k % 3, 3, 3, 1.0f, 1.0f, &want, &wam);
+        const int64_t pos = (r * 16 + c) * 9 + k;
+        ASSERT_EQ(f.am.get_int(pos), wam);
+        ASSERT_EQ(f.y.get(pos), want);
+      }
+}
+
+TEST(RoiNumerics, RandomForward) {
+  std::mt19937 rng(31337);
+  const RoiCase cases[] = {
+      {2, 3, 9, 11, 20, 2, 3, 1.0f, 1.0f},       {1, 2, 16, 12, 30, 7, 7, 0.25f, 0.25f},
+      {3, 4, 10, 10, 25, 3, 2, 0.5f, 0.75f},     {2, 2, 6, 7, 15, 4, 4, 1.0f, 1.0f, ACL_FLOAT16},
+      {2, 3, 12, 9, 20, 2, 2, 0.0625f, 0.0625f, ACL_FLOAT, true},
+      {1, 2, 8, 8, 1024, 2, 2, 1.0f, 1.0f},      {2, 2, 9, 5, 17, 3, 3, 0.5f, 0.5f, ACL_FLOAT16, true},
+      {1, 1, 1, 1, 8, 2, 2, 1.0f, 1.0f},
+  };
+  for (const RoiCase &k : cases) {
+    run_forward_case(k, rng);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(RoiNumerics, RandomBackward) {
+  std::mt19937 rng(4242);
+  const RoiCase cases[] = {
+      {2, 3, 9, 11, 20, 2, 3, 1, 1},        {3, 4, 5, 5, 64, 7, 7, 1, 1},
+      {2, 2, 6, 7, 15, 4, 4, 1, 1, ACL_FLOAT16}, {2, 3, 12, 9, 20, 2, 2, 1, 1, ACL_FLOAT, true},
+      {4, 2, 4, 4, 1024, 2, 2, 1, 1},       {2, 2, 9, 5, 17, 3, 3, 1, 1, ACL_FLOAT16, true},
+  };
+  for (const RoiCase &k : cases) {
+    run_backward_case(k, rng);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(RoiGolden, BackwardMatchesTorchvision) {
+  auto cases = read_golden(POOLGRAD_GOLDEN_DIR "/roi_backward.txt");
+  ASSERT_GE(cases.size(), 4u);
+  for (const GoldenCase &g : cases) {
+    const aclDataType dt = g.s("dtype") == "FLOAT16" ? ACL_FLOAT16 : ACL_FLOAT;
+    const int64_t n = g.i("N"), c = g.i("C"), h = g.i("H"), w = g.i("W"), r = g.i("R"),
+                  ph = g.i("ph"), pw = g.i("pw");
+    SCOPED_TRACE("golden N=" + g.s("N") + " R=" + g.s("R") + " " + g.s("dtype"));
+    HostTensor rois({r, 5}, dt, ACL_FORMAT_ND), am({r, c, ph, pw}, ACL_INT32, ACL_FORMAT_ND),
+        gy({r, c, ph, pw}, dt, ACL_FORMAT_ND), gx({n, c, h, w}, dt, ACL_FORMAT_ND);
+    for (int64_t i = 0; i < rois.numel(); ++i) rois.set(i, static_cast<float>(g.arrays.at("rois")[i]));
+    for (int64_t i = 0; i < am.numel(); ++i) {
+      am.set_int(i, static_cast<int64_t>(g.arrays.at("argmax")[i]));
+      gy.set(i, static_cast<float>(g.arrays.at("gradOutput")[i]));
+    }
+    uint64_t ws;
+    aclOpExecutor *ex;
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), ph, pw, 1.0, &ws, &ex),
+              ACLNN_SUCCESS) << last_msg();
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMax(nullptr, ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    for (int64_t i = 0; i < gx.numel(); ++i)
+      ASSERT_EQ(gx.get(i), round_to(dt, static_cast<float>(g.arrays.at("gradInput")[i]))) << i;
+  }
+}
+
+// ---- validation: backward ---------------------------------------------------------------------
+struct Bwd {
+  HostTensor gy{{4, 32, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND}, gx{{1, 32, 3, 3}, ACL_FLOAT, ACL_FORMAT_ND},
+      rois{{4, 5}, ACL_FLOAT, ACL_FORMAT_ND}, am{{4, 32, 2, 2}, ACL_INT32, ACL_FORMAT_ND};
+  int64_t ph = 2, pw = 2;
+  aclnnStatus call(const aclTensor *g, const aclTensor *x, const aclTensor *r, const aclTensor *a) {
+    uint64_t ws;
+    aclOpExecutor *ex;
+    aclnnStatus st = aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(g, x, r, a, ph, pw, 1.0, &ws, &ex);
+    if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(ex);
+    return st;
+  }
+  aclnnStatus call() { return call(gy.t(), gx.t(), rois.t(), am.t()); }
+};
+
+TEST(RoiBackwardContract, CannCaseSucceeds) {
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16}) {
+    HostTensor gy({4, 32, 2, 2}, dt, ACL_FORMAT_ND), gx({1, 32, 3, 3}, dt, ACL_FORMAT_ND),
+        rois({4, 5}, dt, ACL_FORMAT_ND), am({4, 32, 2, 2}, ACL_INT32, ACL_FORMAT_ND);
+    for (int64_t i = 0; i < am.numel(); ++i) am.set_int(i, i % 9);
+    uint64_t ws = 1;
+    aclOpExecutor *ex;
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 2, 2, 1.0, &ws, &ex),
+              ACLNN_SUCCESS) << last_msg();
+    EXPECT_EQ(ws, 0u);
+    EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(nullptr, ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+  }
+}
+
+TEST(RoiBackwardContract, NullPointers) {
+  Bwd a;
+  uint64_t ws;
+  aclOpExecutor *ex;
+  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(a.gy.t(), a.gx.t(), a.rois.t(), a.am.t(), 2, 2, 1.0, nullptr, &ex),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "workspaceSize");
+  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(a.gy.t(), a.gx.t(), a.rois.t(), a.am.t(), 2, 2, 1.0, &ws, nullptr),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "executor");
+  EXPECT_STATUS_MSG(a.call(nullptr, a.gx.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kBwd, "gradOutput");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), nullptr, a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kBwd, "gradInputRef");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), nullptr, a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kBwd, "rois");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), nullptr), ACLNN_ERR_PARAM_NULLPTR, kBwd, "argmax");
+}
+
+TEST(RoiBackwardContract, Dtypes) {
+  Bwd a;
+  HostTensor gy_bf({4, 32, 2, 2}, ACL_BF16, ACL_FORMAT_ND), gx16({1, 32, 3, 3}, ACL_FLOAT16, ACL_FORMAT_ND),
+      rois16({4, 5}, ACL_FLOAT16, ACL_FORMAT_ND), am64({4, 32, 2, 2}, ACL_INT64, ACL_FORMAT_ND),
+      gy_i({4, 32, 2, 2}, ACL_INT32, ACL_FORMAT_ND);
+  EXPECT_STATUS_MSG(a.call(gy_bf.t(), a.gx.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "gradOutput dtype");
+  EXPECT_STATUS_MSG(a.call(gy_i.t(), a.gx.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "gradOutput dtype");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx16.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "gradInputRef dtype");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), rois16.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "rois dtype");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), am64.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "argmax dtype");
+}
+
+TEST(RoiBackwardContract, Formats) {
+  Bwd a;
+  HostTensor gx_nz({1, 32, 3, 3}, ACL_FLOAT, ACL_FORMAT_FRACTAL_NZ), am_nchw({4, 32, 2, 2}, ACL_INT32, ACL_FORMAT_NCHW);
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx_nz.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "public format");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), am_nchw.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "argmax format");
+  // All four in NCHW is accepted (formats must only agree).
+  HostTensor gy({4, 32, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCHW), gx({1, 32, 3, 3}, ACL_FLOAT, ACL_FORMAT_NCHW),
+      rois({4, 5}, ACL_FLOAT, ACL_FORMAT_NCHW);
+  EXPECT_EQ(a.call(gy.t(), gx.t(), rois.t(), am_nchw.t()), ACLNN_SUCCESS) << last_msg();
+}
+
+TEST(RoiBackwardContract, Shapes) {
+  Bwd a;
+  HostTensor gy3({4, 32, 4}, ACL_FLOAT, ACL_FORMAT_ND), rois3({4, 5, 1}, ACL_FLOAT, ACL_FORMAT_ND),
+      rois4({4, 4}, ACL_FLOAT, ACL_FORMAT_ND), rois5({5, 5}, ACL_FLOAT, ACL_FORMAT_ND),
+      am_bad({4, 32, 2, 1}, ACL_INT32, ACL_FORMAT_ND), gx_c({1, 31, 3, 3}, ACL_FLOAT, ACL_FORMAT_ND),
+      gx_big({1025, 32, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND), gx3({32, 3, 3}, ACL_FLOAT, ACL_FORMAT_ND),
+      am3({4, 32, 4}, ACL_INT32, ACL_FORMAT_ND);
+  EXPECT_STATUS_MSG(a.call(gy3.t(), a.gx.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "gradOutput must be 4-D");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), am3.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "argmax must be 4-D");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx3.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "gradInputRef must be 4-D");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), rois3.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "rois must be 2-D");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), rois4.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "rois.shape[1] must be 5");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), rois5.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "rois.shape[0] must equal");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx_big.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "<= 1024");
+  HostTensor gy_r({1025, 1, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND), am_r({1025, 1, 1, 1}, ACL_INT32, ACL_FORMAT_ND),
+      rois_r({1025, 5}, ACL_FLOAT, ACL_FORMAT_ND), gx_r({1, 1, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND);
+  a.ph = 1, a.pw = 1;
+  EXPECT_STATUS_MSG(a.call(gy_r.t(), gx_r.t(), rois_r.t(), am_r.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "<= 1024");
+  a.ph = 2, a.pw = 2;
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), am_bad.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "argmax shape");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx_c.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "gradOutput.shape[1]");
+  // Deviation: either pooled dim alone mismatching is rejected (CANN's AND check misses it).
+  a.ph = 3;
+  EXPECT_STATUS_MSG(a.call(), ACLNN_ERR_PARAM_INVALID, kBwd, "(pooledH, pooledW) = (3, 2)");
+  a.ph = 2, a.pw = 1;
+  EXPECT_STATUS_MSG(a.call(), ACLNN_ERR_PARAM_INVALID, kBwd, "(pooledH, pooledW) = (2, 1)");
+  HostTensor gy0({4, 32, 0, 2}, ACL_FLOAT, ACL_FORMAT_ND), am0({4, 32, 0, 2}, ACL_INT32, ACL_FORMAT_ND);
+  a.ph = 0, a.pw = 2;
+  EXPECT_STATUS_MSG(a.call(gy0.t(), a.gx.t(), a.rois.t(), am0.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "pooledH and pooledW must be > 0");
+}
+
+TEST(RoiBackwardContract, EmptyGradOutputZeroFills) {
+  HostTensor gy({0, 32, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND), am({0, 32, 2, 2}, ACL_INT32, ACL_FORMAT_ND),
+      rois({0, 5}, ACL_FLOAT, ACL_FORMAT_ND);
+  HostTensor gx = make_strided({2, 32, 3, 3}, {0, 1, 2, 3}, 2, 1, ACL_FLOAT, ACL_FORMAT_ND);
+  for (int64_t i = 0; i < gx.numel(); ++i) gx.set(i, 5.0f);
+  uint64_t ws = 9;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 2, 2, 1.0, &ws, &ex),
+            ACLNN_SUCCESS) << last_msg();
+  EXPECT_EQ(ws, 0u);
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  for (int64_t i = 0; i < gx.numel(); ++i) ASSERT_EQ(gx.get(i), 0.0f);
+  EXPECT_TRUE(gx.outside_view_untouched());
+}
+
+TEST(RoiBackwardContract, Phase2DataErrors) {
+  for (int kind = 0; kind < 4; ++kind) {
+    HostTensor gy({3, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND), am({3, 2, 2, 2}, ACL_INT32, ACL_FORMAT_ND),
+        rois({3, 5}, ACL_FLOAT, ACL_FORMAT_ND);
+    HostTensor gx = make_strided({2, 2, 3, 3}, {0, 1, 2, 3}, 1, 2, ACL_FLOAT, ACL_FORMAT_ND);
+    for (int64_t i = 0; i < gy.numel(); ++i) {
+      gy.set(i, 1.0f);
+      am.set_int(i, i % 9);
+    }
+    for (int r = 0; r < 3; ++r) rois.set(r * 5, static_cast<float>(r % 2));
+    std::string needle;
+    if (kind == 0) {
+      am.set_int(13, 9);  // (1, 1, 0, 1): H*W is 9
+      am.set_int(20, -5);
+      needle = "argmax[1,1,0,1]=9";
+    } else if (kind == 1) {
+      am.set_int(6, -2);  // (0, 1, 1, 0)
+      needle = "argmax[0,1,1,0]=-2";
+    } else if (kind == 2) {
+      rois.set(2 * 5, 2.0f);  // batch 2 of N=2
+      needle = "rois[2,0]=2";
+    } else {
+      rois.set(1 * 5, NAN);
+      needle = "rois[1,0]=nan";
+    }
+    uint64_t ws;
+    aclOpExecutor *ex;
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 2, 2, 1.0, &ws, &ex),
+              ACLNN_SUCCESS);
+    EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID, kBwd, needle);
+    EXPECT_TRUE(gx.outside_view_untouched()) << kind;
+  }
+}
+
+TEST(RoiBackwardContract, Phase2Misuse) {
+  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(nullptr, 0, nullptr, nullptr), ACLNN_ERR_PARAM_NULLPTR, kBwd, "executor");
+  Bwd a;
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(a.gy.t(), a.gx.t(), a.rois.t(), a.am.t(), 2, 2, 1.0, &ws, &ex),
+            ACLNN_SUCCESS);
+  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(nullptr, 8, ex, nullptr), ACLNN_ERR_PARAM_NULLPTR, kBwd, "workspace");
+}
+
+// ---- validation: forward ----------------------------------------------------------------------
+struct FwdArgs {
+  HostTensor x{{2, 3, 8, 8}, ACL_FLOAT, ACL_FORMAT_ND}, rois{{4, 5}, ACL_FLOAT, ACL_FORMAT_ND},
+      y{{4, 3, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND}, am{{4, 3, 2, 2}, ACL_INT32, ACL_FORMAT_ND};
+  aclnnStatus call(const aclTensor *xt, const aclTensor *rt, aclTensor *yt, aclTensor *at,
+                   int64_t ph = 2, int64_t pw = 2, float sh = 1.0f, float sw = 1.0f) {
+    uint64_t ws;
+    aclOpExecutor *ex;
+    aclnnStatus st = aclnnRoiPoolingWithArgMaxGetWorkspaceSize(xt, rt, ph, pw, sh, sw, yt, at, &ws, &ex);
+    if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(ex);
+    return st;
+  }
+};
+
+TEST(RoiForwardContract, Rules) {
+  FwdArgs a;
+  EXPECT_EQ(a.call(a.x.t(), a.rois.t(), a.y.t(), a.am.t()), ACLNN_SUCCESS) << last_msg();
+  uint64_t ws;
+  aclOpExecutor *ex;
+  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(a.x.t(), a.rois.t(), 2, 2, 1, 1, a.y.t(), a.am.t(), nullptr, &ex),
+                    ACLNN_ERR_PARAM_NULLPTR, kFwd, "workspaceSize");
+  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(a.x.t(), a.rois.t(), 2, 2, 1, 1, a.y.t(), a.am.t(), &ws, nullptr),
+                    ACLNN_ERR_PARAM_NULLPTR, kFwd, "executor");
+  EXPECT_STATUS_MSG(a.call(nullptr, a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "x must not");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), nullptr, a.y.t(), a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "rois");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), nullptr, a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "y must not");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), nullptr), ACLNN_ERR_PARAM_NULLPTR, kFwd, "argmax");
+  HostTensor xi({2, 3, 8, 8}, ACL_INT32, ACL_FORMAT_ND), xbf({2, 3, 8, 8}, ACL_BF16, ACL_FORMAT_ND),
+      y16({4, 3, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND), r16({4, 5}, ACL_FLOAT16, ACL_FORMAT_ND),
+      am64({4, 3, 2, 2}, ACL_INT64, ACL_FORMAT_ND);
+  EXPECT_STATUS_MSG(a.call(xi.t(), a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "x dtype");
+  EXPECT_STATUS_MSG(a.call(xbf.t(), a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "x dtype");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), y16.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "y dtype");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), r16.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "rois dtype");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), am64.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "argmax dtype");
+  HostTensor xn({2, 3, 8, 8}, ACL_FLOAT, ACL_FORMAT_NCHW), rn({4, 5}, ACL_FLOAT, ACL_FORMAT_NCHW),
+      yn({4, 3, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCHW), an({4, 3, 2, 2}, ACL_INT32, ACL_FORMAT_NHWC);
+  EXPECT_STATUS_MSG(a.call(xn.t(), a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "x format must be ND");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), rn.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "rois format must be ND");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), yn.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "y format must be ND");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), an.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "argmax format must be ND");
+  HostTensor x3({3, 8, 8}, ACL_FLOAT, ACL_FORMAT_ND), r4({4, 4}, ACL_FLOAT, ACL_FORMAT_ND),
+      r1({20}, ACL_FLOAT, ACL_FORMAT_ND);
+  EXPECT_STATUS_MSG(a.call(x3.t(), a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "x must be 4-D");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), r4.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "rois must have shape (R, 5)");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), r1.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "rois must have shape");
+  for (std::vector<int64_t> bad : {std::vector<int64_t>{3, 3, 2, 2}, {4, 2, 2, 2}, {4, 3, 3, 2}, {4, 3, 2, 3}}) {
+    HostTensor yb(bad, ACL_FLOAT, ACL_FORMAT_ND), ab(bad, ACL_INT32, ACL_FORMAT_ND);
+    EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), yb.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "y shape");
+    EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), ab.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "argmax shape");
+  }
+  HostTensor y0({4, 3, 0, 2}, ACL_FLOAT, ACL_FORMAT_ND), a0({4, 3, 0, 2}, ACL_INT32, ACL_FORMAT_ND);
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), y0.t(), a0.t(), 0, 2), ACLNN_ERR_PARAM_INVALID, kFwd, "pooled_h and pooled_w");
+  HostTensor yw0({4, 3, 2, 0}, ACL_FLOAT, ACL_FORMAT_ND), aw0({4, 3, 2, 0}, ACL_INT32, ACL_FORMAT_ND);
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), yw0.t(), aw0.t(), 2, 0), ACLNN_ERR_PARAM_INVALID, kFwd, "pooled_h and pooled_w");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), a.am.t(), 2, 2, 0.0f, 1.0f), ACLNN_ERR_PARAM_INVALID, kFwd, "spatial_scale");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), a.am.t(), 2, 2, 1.0f, -1.0f), ACLNN_ERR_PARAM_INVALID, kFwd, "spatial_scale");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), a.am.t(), 2, 2, NAN, 1.0f), ACLNN_ERR_PARAM_INVALID, kFwd, "nan");
+  // CANN's successes: FLOAT16, one ROI at scale 0.5, 7x7 pooling.
+  HostTensor x16({1, 2, 14, 14}, ACL_FLOAT16, ACL_FORMAT_ND), rr16({1, 5}, ACL_FLOAT16, ACL_FORMAT_ND),
+      yy16({1, 2, 7, 7}, ACL_FLOAT16, ACL_FORMAT_ND), aa({1, 2, 7, 7}, ACL_INT32, ACL_FORMAT_ND);
+  EXPECT_EQ(a.call(x16.t(), rr16.t(), yy16.t(), aa.t(), 7, 7, 0.5f, 0.5f), ACLNN_SUCCESS) << last_msg();
+}
+
+TEST(RoiForwardContract, EmptyInputsAndBadBatch) {
+  FwdArgs a;
+  HostTensor r0({0, 5}, ACL_FLOAT, ACL_FORMAT_ND), y0({0, 3, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND),
+      a0({0, 3, 2, 2}, ACL_INT32, ACL_FORMAT_ND);
+  uint64_t ws = 5;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(a.x.t(), r0.t(), 2, 2, 1, 1, y0.t(), a0.t(), &ws, &ex), ACLNN_SUCCESS);
+  EXPECT_EQ(ws, 0u);
+  EXPECT_EQ(aclnnRoiPoolingWithArgMax(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  // batch index outside [0, N) in phase 2
+  for (int64_t i = 0; i < 4; ++i) a.rois.set(i * 5, 0.0f);
+  a.rois.set(3 * 5, -1.0f);
+  ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(a.x.t(), a.rois.t(), 2, 2, 1, 1, a.y.t(), a.am.t(), &ws, &ex), ACLNN_SUCCESS);
+  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMax(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID, kFwd, "rois[3,0]=-1");
+  EXPECT_TRUE(a.y.guards_intact());
+}
+
+}  // namespace
