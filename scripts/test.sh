@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every test: the C++ suite (Release), the same suite under AddressSanitizer +
+# UndefinedBehaviorSanitizer, and the Python package's pytest suite.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/deps.sh"
+jobs=$(nproc)
+
+echo "== C++ tests (Release)"
+cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$root/build"
+ctest --test-dir "$root/build" -j"$jobs" --output-on-failure
+
+echo "== C++ tests under ASan + UBSan"
+cmake -S "$root" -B "$root/build-san" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPOOLGRAD_SANITIZE=ON >/dev/null
+cmake --build "$root/build-san"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir "$root/build-san" -j"$jobs" --output-on-failure
