@@ -7,9 +7,9 @@ venv="$root/.venv"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-stamp="$venv/.poolgrad-deps-v1"
+stamp="$venv/.poolgrad-deps-v2"
 if [ ! -f "$stamp" ]; then
   "$venv/bin/pip" install --quiet --upgrade pip
-  "$venv/bin/pip" install --quiet numpy pytest torch torchvision
+  "$venv/bin/pip" install --quiet numpy pytest hypothesis matplotlib torch torchvision
   touch "$stamp"
 fi

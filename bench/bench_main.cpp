@@ -1,0 +1,252 @@
+// Google Benchmark over the C API for every row of the team's workloads: phase 2 alone (the
+// kernel) and phase 1 + phase 2 (what a user pays per call), for the four operators.
+// Threads: POOLGRAD_NUM_THREADS. Comparison with the peers lives in compare.py.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_max_pool2d_with_indices.h"
+#include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
+#include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
+
+namespace {
+
+struct Buf {
+  void *p = nullptr;
+  size_t bytes = 0;
+  explicit Buf(size_t b) : bytes(b) { aclrtMalloc(&p, b ? b : 1, ACL_MEM_MALLOC_HUGE_FIRST); }
+  ~Buf() { aclrtFree(p); }
+};
+
+size_t esize(aclDataType t) { return t == ACL_FLOAT || t == ACL_INT32 ? 4 : t == ACL_INT64 ? 8 : 2; }
+
+struct T {
+  std::unique_ptr<Buf> buf;
+  aclTensor *t = nullptr;
+  std::vector<int64_t> dims;
+  aclDataType dt;
+  T(std::vector<int64_t> d, aclDataType type, aclFormat fmt, bool channels_last = false)
+      : dims(std::move(d)), dt(type) {
+    size_t n = 1;
+    for (auto v : dims) n *= static_cast<size_t>(v);
+    buf = std::make_unique<Buf>(n * esize(dt));
+    std::vector<int64_t> st(dims.size(), 1);
+    for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) st[i] = st[i + 1] * dims[i + 1];
+    if (channels_last && dims.size() == 4) {  // NCHW view, NHWC memory (PyTorch channels-last)
+      st = {dims[1] * dims[2] * dims[3], 1, dims[3] * dims[1], dims[1]};
+    }
+    const int64_t sd = static_cast<int64_t>(n);
+    t = aclCreateTensor(dims.data(), dims.size(), dt, st.data(), 0, fmt, &sd, 1, buf->p);
+  }
+  ~T() { aclDestroyTensor(t); }
+  void fill_random(std::mt19937 &rng) {
+    std::normal_distribution<float> nd;
+    size_t n = buf->bytes / esize(dt);
+    if (dt == ACL_FLOAT) {
+      auto *f = static_cast<float *>(buf->p);
+      for (size_t i = 0; i < n; ++i) f[i] = nd(rng);
+    } else {
+      auto *h = static_cast<uint16_t *>(buf->p);
+      for (size_t i = 0; i < n; ++i) {
+        float v = nd(rng);
+        uint32_t u;
+        std::memcpy(&u, &v, 4);
+        h[i] = dt == ACL_BF16 ? static_cast<uint16_t>(u >> 16) : aclFloatToFloat16(v);
+      }
+    }
+  }
+};
+
+struct IA {
+  aclIntArray *a;
+  explicit IA(std::vector<int64_t> v) : a(aclCreateIntArray(v.data(), v.size())) {}
+  ~IA() { aclDestroyIntArray(a); }
+};
+
+struct MaxRow {
+  const char *id;
+  int64_t n, c, h, w, k, s, p, d;
+  bool ceil;
+  aclDataType dt;
+  bool nhwc, rank3;
+};
+const MaxRow kMax[] = {
+    {"resnet-stem", 32, 64, 112, 112, 3, 2, 1, 1, false, ACL_FLOAT, false, false},
+    {"resnet-stem-nhwc", 32, 64, 112, 112, 3, 2, 1, 1, false, ACL_FLOAT, true, false},
+    {"resnet-stem-bf16", 32, 64, 112, 112, 3, 2, 1, 1, false, ACL_BF16, false, false},
+    {"resnet-stem-fp16", 32, 64, 112, 112, 3, 2, 1, 1, false, ACL_FLOAT16, false, false},
+    {"vgg-pool1", 16, 64, 224, 224, 2, 2, 0, 1, false, ACL_FLOAT, false, false},
+    {"inception-ceil", 32, 192, 71, 71, 3, 2, 0, 1, true, ACL_FLOAT, false, false},
+    {"overlap-s1", 8, 256, 28, 28, 3, 1, 1, 1, false, ACL_FLOAT, false, false},
+    {"small-planes", 64, 512, 14, 14, 2, 2, 0, 1, false, ACL_FLOAT, false, false},
+    {"chw-single", 1, 256, 128, 128, 2, 2, 0, 1, false, ACL_FLOAT, false, true},
+    {"dilated", 8, 64, 64, 64, 3, 1, 1, 2, false, ACL_FLOAT, false, false},
+};
+
+int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
+  const int64_t e = d * (k - 1) + 1;
+  int64_t o = (in + 2 * p - e + (ceil ? s - 1 : 0)) / s + 1;
+  if (ceil && (o - 1) * s >= in + p) --o;
+  return o;
+}
+
+std::vector<int64_t> shape(const MaxRow &r, int64_t h, int64_t w) {
+  if (r.rank3) return {r.c, h, w};
+  return {r.n, r.c, h, w};
+}
+
+void maxpool(benchmark::State &state, const MaxRow &r, bool backward, aclDataType idt, bool with_phase1) {
+  std::mt19937 rng(0);
+  const int64_t ho = out_size(r.h, r.k, r.s, r.p, r.d, r.ceil), wo = out_size(r.w, r.k, r.s, r.p, r.d, r.ceil);
+  T x(shape(r, r.h, r.w), r.dt, ACL_FORMAT_NCHW, r.nhwc), out(shape(r, ho, wo), r.dt, ACL_FORMAT_NCHW, r.nhwc),
+      idx(shape(r, ho, wo), idt, ACL_FORMAT_NCHW, r.nhwc), gy(shape(r, ho, wo), r.dt, ACL_FORMAT_NCHW, r.nhwc),
+      gx(shape(r, r.h, r.w), r.dt, ACL_FORMAT_NCHW, r.nhwc);
+  x.fill_random(rng);
+  gy.fill_random(rng);
+  IA k({r.k}), s({r.s}), p({r.p}), d({r.d});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t, k.a, s.a, p.a, d.a, r.ceil, out.t, idx.t, &ws, &ex);
+  aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr);
+  auto phase1 = [&](aclOpExecutor **e) {
+    return backward ? aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t, x.t, idx.t, k.a, s.a, p.a, d.a, r.ceil,
+                                                                         gx.t, &ws, e)
+                    : aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t, k.a, s.a, p.a, d.a, r.ceil, out.t, idx.t, &ws, e);
+  };
+  auto phase2 = [&](aclOpExecutor *e) {
+    return backward ? aclnnMaxPool2dWithIndicesBackward(nullptr, 0, e, nullptr)
+                    : aclnnMaxPool2dWithIndices(nullptr, 0, e, nullptr);
+  };
+  aclOpExecutor *rep = nullptr;
+  if (!with_phase1) {
+    if (phase1(&rep) != 0) {
+      state.SkipWithError(aclGetRecentErrMsg());
+      return;
+    }
+    aclSetAclOpExecutorRepeatable(rep);
+  }
+  for (auto _ : state) {
+    if (with_phase1) {
+      aclOpExecutor *e;
+      phase1(&e);
+      phase2(e);
+    } else {
+      phase2(rep);
+    }
+  }
+  if (rep) aclDestroyAclOpExecutor(rep);
+  const size_t bytes = backward ? gy.buf->bytes + idx.buf->bytes + gx.buf->bytes
+                                : x.buf->bytes + out.buf->bytes + idx.buf->bytes;
+  state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
+}
+
+struct RoiRow {
+  const char *id;
+  int64_t n, c, h, w, r, pooled;
+  float scale;
+  aclDataType dt;
+};
+const RoiRow kRoi[] = {
+    {"fast-rcnn-vgg16", 2, 512, 38, 50, 256, 7, 1.0f / 16, ACL_FLOAT},
+    {"fast-rcnn-test", 1, 512, 38, 50, 1024, 7, 1.0f / 16, ACL_FLOAT},
+    {"fpn-p2", 2, 256, 200, 272, 512, 7, 1.0f / 4, ACL_FLOAT},
+    {"mask-14", 2, 256, 50, 68, 512, 14, 1.0f / 16, ACL_FLOAT},
+    {"fp16", 2, 512, 38, 50, 256, 7, 1.0f / 16, ACL_FLOAT16},
+};
+
+void roi(benchmark::State &state, const RoiRow &w, bool backward, bool with_phase1) {
+  std::mt19937 rng(0);
+  T x({w.n, w.c, w.h, w.w}, w.dt, ACL_FORMAT_ND), rois({w.r, 5}, w.dt, ACL_FORMAT_ND),
+      y({w.r, w.c, w.pooled, w.pooled}, w.dt, ACL_FORMAT_ND),
+      am({w.r, w.c, w.pooled, w.pooled}, ACL_INT32, ACL_FORMAT_ND),
+      gy({w.r, w.c, w.pooled, w.pooled}, w.dt, ACL_FORMAT_ND), gx({w.n, w.c, w.h, w.w}, w.dt, ACL_FORMAT_ND);
+  x.fill_random(rng);
+  gy.fill_random(rng);
+  const float img_w = w.w / w.scale, img_h = w.h / w.scale;
+  std::uniform_real_distribution<float> u01(0, 1);
+  for (int64_t r = 0; r < w.r; ++r) {
+    float row[5];
+    row[0] = static_cast<float>(rng() % w.n);
+    row[1] = u01(rng) * img_w;
+    row[2] = u01(rng) * img_h;
+    row[3] = std::fmin(row[1] + 16 + u01(rng) * 384, img_w - 1);
+    row[4] = std::fmin(row[2] + 16 + u01(rng) * 384, img_h - 1);
+    for (int j = 0; j < 5; ++j) {
+      if (w.dt == ACL_FLOAT) static_cast<float *>(rois.buf->p)[r * 5 + j] = row[j];
+      else static_cast<uint16_t *>(rois.buf->p)[r * 5 + j] = aclFloatToFloat16(row[j]);
+    }
+  }
+  uint64_t ws;
+  aclOpExecutor *ex;
+  aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t, rois.t, w.pooled, w.pooled, w.scale, w.scale, y.t, am.t, &ws, &ex);
+  aclnnRoiPoolingWithArgMax(nullptr, 0, ex, nullptr);
+  auto phase1 = [&](aclOpExecutor **e) {
+    return backward ? aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t, gx.t, rois.t, am.t, w.pooled, w.pooled,
+                                                                     w.scale, &ws, e)
+                    : aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t, rois.t, w.pooled, w.pooled, w.scale, w.scale,
+                                                                y.t, am.t, &ws, e);
+  };
+  auto phase2 = [&](aclOpExecutor *e) {
+    return backward ? aclnnRoiPoolingGradWithArgMax(nullptr, 0, e, nullptr)
+                    : aclnnRoiPoolingWithArgMax(nullptr, 0, e, nullptr);
+  };
+  aclOpExecutor *rep = nullptr;
+  if (!with_phase1) {
+    phase1(&rep);
+    aclSetAclOpExecutorRepeatable(rep);
+  }
+  for (auto _ : state) {
+    if (with_phase1) {
+      aclOpExecutor *e;
+      phase1(&e);
+      phase2(e);
+    } else {
+      phase2(rep);
+    }
+  }
+  if (rep) aclDestroyAclOpExecutor(rep);
+  const size_t bytes = backward ? gy.buf->bytes + am.buf->bytes + rois.buf->bytes + gx.buf->bytes
+                                : x.buf->bytes + rois.buf->bytes + y.buf->bytes + am.buf->bytes;
+  state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  for (const MaxRow &r : kMax) {
+    for (aclDataType idt : {ACL_INT32, ACL_INT64}) {
+      const std::string it = idt == ACL_INT32 ? "int32" : "int64";
+      for (bool p1 : {false, true}) {
+        const std::string ph = p1 ? "phase1+2" : "phase2";
+        benchmark::RegisterBenchmark(("maxpool_backward/" + std::string(r.id) + "/" + it + "/" + ph).c_str(),
+                                     [r, idt, p1](benchmark::State &s) { maxpool(s, r, true, idt, p1); })
+            ->Unit(benchmark::kMillisecond)->UseRealTime();
+      }
+    }
+    benchmark::RegisterBenchmark(("maxpool_forward/" + std::string(r.id) + "/int64/phase2").c_str(),
+                                 [r](benchmark::State &s) { maxpool(s, r, false, ACL_INT64, false); })
+        ->Unit(benchmark::kMillisecond)->UseRealTime();
+  }
+  for (const RoiRow &w : kRoi) {
+    for (bool p1 : {false, true}) {
+      const std::string ph = p1 ? "phase1+2" : "phase2";
+      benchmark::RegisterBenchmark(("roi_backward/" + std::string(w.id) + "/" + ph).c_str(),
+                                   [w, p1](benchmark::State &s) { roi(s, w, true, p1); })
+          ->Unit(benchmark::kMillisecond)->UseRealTime();
+    }
+    benchmark::RegisterBenchmark(("roi_forward/" + std::string(w.id) + "/phase2").c_str(),
+                                 [w](benchmark::State &s) { roi(s, w, false, false); })
+        ->Unit(benchmark::kMillisecond)->UseRealTime();
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""poolgrad against PyTorch / torchvision, in one process, on the same tensors and thread counts.
+
+Writes bench-results/results.json, docs/performance.md and docs/performance.png.
+Usage: .venv/bin/python bench/compare.py --build build [--threads 1 2] [--only ID ...] [--reps 10]
+"""
+import argparse
+import ctypes
+import json
+import os
+import pathlib
+import statistics
+import sys
+import time
+
+import torch
+import torchvision  # noqa: F401  (registers torch.ops.torchvision)
+
+sys.path.insert(0, os.path.dirname(__file__))
+import pg_ctypes  # noqa: E402
+import workloads  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def timeit(fn, reps, warmup=2):
+    for _ in range(warmup):
+        fn()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def tdtype(name):
+    return {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[name]
+
+
+def nbytes(*ts):
+    return sum(t.numel() * t.element_size() for t in ts)
+
+
+def run_maxpool(pg, row, threads, reps, results, bw):
+    wid, shape, k, s, p, ceil, d, dtname, cl = row
+    g = torch.Generator().manual_seed(0)
+    rank3 = shape[0] is None
+    full = (1,) + shape[1:] if rank3 else shape
+    x = torch.randn(full, generator=g).to(tdtype(dtname))
+    if cl:
+        x = x.contiguous(memory_format=torch.channels_last)
+    if rank3:
+        x = x[0]
+    out, idx = torch.ops.aten.max_pool2d_with_indices(x, [k, k], [s, s], [p, p], [d, d], ceil)
+    gy = torch.randn(out.shape, generator=g).to(x.dtype)
+    if cl:
+        gy = gy.contiguous(memory_format=torch.channels_last)
+    idx32 = idx.to(torch.int32)
+    L = pg.lib
+    K, S, P, D = pg.intarray([k, k]), pg.intarray([s, s]), pg.intarray([p, p]), pg.intarray([d, d])
+
+    def peer_bwd():
+        return torch.ops.aten.max_pool2d_with_indices_backward(gy, x, [k, k], [s, s], [p, p], [d, d], ceil, idx)
+
+    ref = peer_bwd()
+    peer_ms = timeit(peer_bwd, reps) * 1e3
+    for itype, ind in (("int32", idx32), ("int64", idx)):
+        gx = torch.empty_like(x)
+        tg, tx, ti, tgx = pg.tensor(gy), pg.tensor(x), pg.tensor(ind), pg.tensor(gx)
+        ex = pg.executor(L.aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize, tg, tx, ti, K, S, P, D, ceil, tgx)
+        kern = lambda: pg.check(L.aclnnMaxPool2dWithIndicesBackward(None, 0, ex, None))  # noqa: E731
+
+        def call():
+            ws, e = ctypes.c_uint64(0), ctypes.c_void_p()
+            pg.check(L.aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(tg, tx, ti, K, S, P, D, ceil, tgx,
+                                                                         ctypes.byref(ws), ctypes.byref(e)))
+            pg.check(L.aclnnMaxPool2dWithIndicesBackward(None, 0, e, None))
+
+        ms = timeit(kern, reps) * 1e3
+        call_ms = timeit(call, reps) * 1e3
+        err = (gx.float() - ref.float()).abs().max().item()
+        b = nbytes(gy, ind, gx)
+        results.append(dict(op="maxpool_backward", id=wid, threads=threads, dtype=dtname, index=itype,
+                            poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
+                            ratio=peer_ms / ms, gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                            max_abs_diff=err))
+        L.aclDestroyAclOpExecutor(ex)
+        for t in (tg, tx, ti, tgx):
+            L.aclDestroyTensor(t)
+    # forward (int64 indices as PyTorch)
+    peer_f = timeit(lambda: torch.ops.aten.max_pool2d_with_indices(x, [k, k], [s, s], [p, p], [d, d], ceil), reps) * 1e3
+    o2, i2 = torch.empty_like(out), torch.empty_like(idx)
+    tx, to, ti = pg.tensor(x), pg.tensor(o2), pg.tensor(i2)
+    ex = pg.executor(L.aclnnMaxPool2dWithIndicesGetWorkspaceSize, tx, K, S, P, D, ceil, to, ti)
+    ms = timeit(lambda: pg.check(L.aclnnMaxPool2dWithIndices(None, 0, ex, None)), reps) * 1e3
+    ok = torch.equal(i2, idx) and torch.equal(o2, out)
+    b = nbytes(x, o2, i2)
+    results.append(dict(op="maxpool_forward", id=wid, threads=threads, dtype=dtname, index="int64",
+                        poolgrad_ms=ms, peer_ms=peer_f, ratio=peer_f / ms, gbs=b / ms / 1e6,
+                        roof_fraction=b / ms / 1e6 / bw, max_abs_diff=0.0 if ok else float("nan")))
+    L.aclDestroyAclOpExecutor(ex)
+    for t in (tx, to, ti):
+        L.aclDestroyTensor(t)
+    for a in (K, S, P, D):
+        L.aclDestroyIntArray(a)
+
+
+def make_rois(g, n, h, w, r, scale):
+    img_h, img_w = h / scale, w / scale
+    b = torch.randint(0, n, (r,), generator=g).float()
+    x1 = torch.rand(r, generator=g) * img_w
+    y1 = torch.rand(r, generator=g) * img_h
+    bw = 16 + torch.rand(r, generator=g) * 384
+    bh = 16 + torch.rand(r, generator=g) * 384
+    x2 = torch.minimum(x1 + bw, torch.tensor(img_w - 1))
+    y2 = torch.minimum(y1 + bh, torch.tensor(img_h - 1))
+    return torch.stack([b, x1, y1, x2, y2], 1)
+
+
+def run_roi(pg, row, threads, reps, results, bw):
+    wid, (n, c, h, w), r, pooled, scale, dtname = row
+    g = torch.Generator().manual_seed(0)
+    dt = tdtype(dtname)
+    x = torch.randn((n, c, h, w), generator=g).to(dt)
+    rois = make_rois(g, n, h, w, r, scale).to(dt)
+    L = pg.lib
+    y = torch.empty((r, c, pooled, pooled), dtype=dt)
+    am = torch.empty((r, c, pooled, pooled), dtype=torch.int32)
+    tx, tr, ty, ta = (pg.tensor(t, pg_ctypes.FMT_ND) for t in (x, rois, y, am))
+    ex = pg.executor(L.aclnnRoiPoolingWithArgMaxGetWorkspaceSize, tx, tr, pooled, pooled, scale, scale, ty, ta)
+    fwd_ms = timeit(lambda: pg.check(L.aclnnRoiPoolingWithArgMax(None, 0, ex, None)), reps) * 1e3
+    L.aclDestroyAclOpExecutor(ex)
+    peer_f = timeit(lambda: torch.ops.torchvision.roi_pool(x, rois, scale, pooled, pooled), reps) * 1e3
+    b = nbytes(x, rois, y, am)
+    results.append(dict(op="roi_forward", id=wid, threads=threads, dtype=dtname, index="int32",
+                        poolgrad_ms=fwd_ms, peer_ms=peer_f, ratio=peer_f / fwd_ms, gbs=b / fwd_ms / 1e6,
+                        roof_fraction=b / fwd_ms / 1e6 / bw, max_abs_diff=float("nan")))
+    gy = torch.randn(y.shape, generator=g).to(dt)
+    gx = torch.empty_like(x)
+    tg, tgx = pg.tensor(gy, pg_ctypes.FMT_ND), pg.tensor(gx, pg_ctypes.FMT_ND)
+    ex = pg.executor(L.aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize, tg, tgx, tr, ta, pooled, pooled, scale)
+    ms = timeit(lambda: pg.check(L.aclnnRoiPoolingGradWithArgMax(None, 0, ex, None)), reps) * 1e3
+
+    def call():
+        ws, e = ctypes.c_uint64(0), ctypes.c_void_p()
+        pg.check(L.aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(tg, tgx, tr, ta, pooled, pooled, scale,
+                                                                 ctypes.byref(ws), ctypes.byref(e)))
+        pg.check(L.aclnnRoiPoolingGradWithArgMax(None, 0, e, None))
+
+    call_ms = timeit(call, reps) * 1e3
+    L.aclDestroyAclOpExecutor(ex)
+    # torchvision's backward takes float gradients of the input dtype.
+    peer = lambda: torch.ops.torchvision._roi_pool_backward(gy, rois, am, scale, pooled, pooled, n, c, h, w)  # noqa: E731
+    ref = peer()
+    peer_ms = timeit(peer, reps) * 1e3
+    err = (gx.float() - ref.float()).abs().max().item()
+    b = nbytes(gy, am, rois, gx)
+    results.append(dict(op="roi_backward", id=wid, threads=threads, dtype=dtname, index="int32",
+                        poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms, ratio=peer_ms / ms,
+                        gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw, max_abs_diff=err))
+    for t in (tx, tr, ty, ta, tg, tgx):
+        L.aclDestroyTensor(t)
+
+
+def l3_bytes():
+    try:
+        v = os.sysconf("SC_LEVEL3_CACHE_SIZE")
+        if v and v > 0:
+            return v
+    except (ValueError, OSError):
+        pass
+    return 32 << 20
+
+
+def render(results, bws, out_md, out_png):
+    lines = ["# Performance", "",
+             "poolgrad against its peers (PyTorch for max pooling, torchvision for RoI pooling), "
+             "measured in one process on the same tensors and thread counts by `bench/compare.py` "
+             "(regenerate with `bash scripts/bench.sh`). Times are medians of the timed runs after "
+             "2 warm-ups; `ratio` is peer time / poolgrad time (phase 2 only: the kernel); `call ms` "
+             "is phase 1 + phase 2. `roof` is achieved GB/s over the copy bandwidth measured in the "
+             "same run with the same thread count.", ""]
+    lines.append("Copy bandwidth: " + ", ".join(f"{t} thread(s) {bw:.1f} GB/s" for t, bw in sorted(bws.items())))
+    lines.append("")
+    for op in ("maxpool_backward", "maxpool_forward", "roi_backward", "roi_forward"):
+        rows = [r for r in results if r["op"] == op]
+        if not rows:
+            continue
+        lines += [f"## {op}", "",
+                  "| id | threads | dtype | index | poolgrad ms | call ms | peer ms | ratio | GB/s | roof |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
+        for r in rows:
+            call = r.get("poolgrad_call_ms")
+            lines.append(f"| {r['id']} | {r['threads']} | {r['dtype']} | {r['index']} | {r['poolgrad_ms']:.3f} | "
+                         f"{'' if call is None else f'{call:.3f}'} | {r['peer_ms']:.3f} | {r['ratio']:.2f} | "
+                         f"{r['gbs']:.1f} | {r['roof_fraction']:.2f} |")
+        lines.append("")
+    pathlib.Path(out_md).write_text("\n".join(lines) + "\n")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib missing: no plot")
+        return
+    ops = [op for op in ("maxpool_backward", "roi_backward") if any(r["op"] == op for r in results)]
+    fig, axes = plt.subplots(len(ops), 1, figsize=(12, 4.5 * len(ops)), squeeze=False)
+    for ax, op in zip(axes[:, 0], ops):
+        rows = [r for r in results if r["op"] == op and r["threads"] == max(bws) and r["index"] in ("int32",)]
+        labels = [f"{r['id']}" for r in rows]
+        xs = range(len(rows))
+        pg_gbs = [r["gbs"] for r in rows]
+        peer_gbs = [r["gbs"] * r["poolgrad_ms"] / r["peer_ms"] for r in rows]
+        ax.bar([i - 0.2 for i in xs], pg_gbs, 0.4, label="poolgrad")
+        ax.bar([i + 0.2 for i in xs], peer_gbs, 0.4, label="PyTorch" if op.startswith("max") else "torchvision")
+        ax.axhline(bws[max(bws)], color="k", linestyle="--", label=f"copy roof ({bws[max(bws)]:.1f} GB/s)")
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(labels, rotation=20, ha="right")
+        ax.set_ylabel("GB/s (bytes moved / time)")
+        ax.set_title(f"{op}, {max(bws)} threads")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(out_png, dpi=80)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=str(ROOT / "build-bench"))
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--out", default=str(ROOT / "docs"))
+    args = ap.parse_args()
+    pg = pg_ctypes.Lib(args.build)
+    cb = ctypes.CDLL(os.path.join(args.build, "bench", "libpoolgrad_copybw.so"))
+    cb.poolgrad_bench_copy_gbs.restype = ctypes.c_double
+    cb.poolgrad_bench_copy_gbs.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
+    results, bws = [], {}
+    for t in args.threads:
+        torch.set_num_threads(t)
+        pg.lib.poolgradSetNumThreads(t)
+        bws[t] = cb.poolgrad_bench_copy_gbs(max(4 * l3_bytes(), 256 << 20), t, 10)
+        print(f"threads={t}: copy bandwidth {bws[t]:.1f} GB/s", flush=True)
+        for row in workloads.MAXPOOL:
+            if args.only is None or row[0] in args.only:
+                run_maxpool(pg, row, t, args.reps, results, bws[t])
+                for r in results[-3:]:
+                    print(f"  {r['op']:17s} {r['id']:18s} {r['dtype']:8s} {r['index']}: poolgrad {r['poolgrad_ms']:8.3f} ms "
+                          f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
+        for row in workloads.ROI:
+            if args.only is None or row[0] in args.only:
+                run_roi(pg, row, t, args.reps, results, bws[t])
+                for r in results[-2:]:
+                    print(f"  {r['op']:17s} {r['id']:18s} {r['dtype']:8s}: poolgrad {r['poolgrad_ms']:8.3f} ms "
+                          f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    res_dir = ROOT / "bench-results"
+    res_dir.mkdir(exist_ok=True)
+    (res_dir / "results.json").write_text(json.dumps(dict(bandwidth_gbs=bws, results=results), indent=1))
+    render(results, bws, out / "performance.md", out / "performance.png")
+    print("wrote", out / "performance.md", out / "performance.png", res_dir / "results.json")
+
+
+if __name__ == "__main__":
+    main()

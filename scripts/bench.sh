@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Regenerates docs/performance.md, docs/performance.png and bench-results/results.json: poolgrad
+# against PyTorch/torchvision in one process, 1 and 2 threads. Extra arguments go to compare.py.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/deps.sh"
+bash "$root/scripts/venv.sh"
+cmake -S "$root" -B "$root/build-bench" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DPOOLGRAD_BUILD_BENCHMARKS=ON -DPOOLGRAD_BUILD_TESTS=OFF >/dev/null
+cmake --build "$root/build-bench"
+unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+"$root/.venv/bin/python" "$root/bench/compare.py" --build "$root/build-bench" "$@"

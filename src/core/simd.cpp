@@ -1,0 +1,138 @@
+#include "simd.h"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "core.h"
+
+namespace poolgrad {
+
+namespace {
+
+bool detect() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+}
+
+template <class S, class F>
+void scalar_in(const void *src, int64_t stride, int64_t n, float *dst, F cvt) {
+  const S *s = static_cast<const S *>(src);
+  for (int64_t i = 0; i < n; ++i) dst[i] = cvt(s[i * stride]);
+}
+
+__attribute__((target("avx2,f16c"))) void f16_in_avx2(const uint16_t *s, int64_t n, float *d) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(s + i))));
+  for (; i < n; ++i) d[i] = half_to_float(s[i]);
+}
+
+__attribute__((target("avx2,f16c"))) void bf16_in_avx2(const uint16_t *s, int64_t n, float *d) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(s + i)));
+    _mm256_storeu_ps(d + i, _mm256_castsi256_ps(_mm256_slli_epi32(w, 16)));
+  }
+  for (; i < n; ++i) d[i] = bf16_to_float(s[i]);
+}
+
+__attribute__((target("avx2,f16c"))) void f32_out_avx2(const float *s, float *d, int64_t n, bool nt) {
+  int64_t i = 0;
+  if (nt) {
+    for (; i < n && (reinterpret_cast<uintptr_t>(d + i) & 31) != 0; ++i) d[i] = s[i];
+    for (; i + 8 <= n; i += 8) _mm256_stream_ps(d + i, _mm256_loadu_ps(s + i));
+  } else {
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, _mm256_loadu_ps(s + i));
+  }
+  for (; i < n; ++i) d[i] = s[i];
+}
+
+__attribute__((target("avx2,f16c"))) inline __m128i bf16_pack8(__m256 v) {
+  const __m256i u = _mm256_castps_si256(v);
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+  __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb), 16);
+  const __m256i absu = _mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff));
+  const __m256i nan = _mm256_cmpgt_epi32(absu, _mm256_set1_epi32(0x7f800000));
+  const __m256i qn = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
+  r = _mm256_blendv_epi8(r, qn, nan);
+  const __m256i packed = _mm256_packus_epi32(r, r);  // per 128-bit lane
+  return _mm256_castsi256_si128(_mm256_permute4x64_epi64(packed, 0x08));
+}
+
+template <int kind>  // 1 half, 2 bfloat16
+__attribute__((target("avx2,f16c"))) void h_out_avx2(const float *s, uint16_t *d, int64_t n, bool nt) {
+  int64_t i = 0;
+  auto one = [](float f) { return kind == 1 ? float_to_half(f) : float_to_bf16(f); };
+  if (nt)
+    for (; i < n && (reinterpret_cast<uintptr_t>(d + i) & 15) != 0; ++i) d[i] = one(s[i]);
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(s + i);
+    const __m128i h = kind == 1 ? _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+                                : bf16_pack8(v);
+    if (nt)
+      _mm_stream_si128(reinterpret_cast<__m128i *>(d + i), h);
+    else
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(d + i), h);
+  }
+  for (; i < n; ++i) d[i] = one(s[i]);
+}
+
+}  // namespace
+
+bool cpu_has_avx2() {
+  static const bool has = detect();
+  return has;
+}
+
+void row_to_f32(aclDataType dtype, const void *src, int64_t stride, int64_t n, float *dst) {
+  if (dtype == ACL_FLOAT) {
+    if (stride == 1)
+      std::memcpy(dst, src, static_cast<size_t>(n) * 4);
+    else
+      scalar_in<float>(src, stride, n, dst, [](float f) { return f; });
+  } else if (dtype == ACL_FLOAT16) {
+    if (stride == 1 && cpu_has_avx2())
+      f16_in_avx2(static_cast<const uint16_t *>(src), n, dst);
+    else
+      scalar_in<uint16_t>(src, stride, n, dst, half_to_float);
+  } else {
+    if (stride == 1 && cpu_has_avx2())
+      bf16_in_avx2(static_cast<const uint16_t *>(src), n, dst);
+    else
+      scalar_in<uint16_t>(src, stride, n, dst, bf16_to_float);
+  }
+}
+
+void row_from_f32(aclDataType dtype, const float *src, void *dst, int64_t stride, int64_t n,
+                  bool nontemporal) {
+  if (dtype == ACL_FLOAT) {
+    float *d = static_cast<float *>(dst);
+    if (stride == 1 && cpu_has_avx2()) {
+      f32_out_avx2(src, d, n, nontemporal);
+    } else {
+      for (int64_t i = 0; i < n; ++i) d[i * stride] = src[i];
+    }
+    return;
+  }
+  uint16_t *d = static_cast<uint16_t *>(dst);
+  if (stride == 1 && cpu_has_avx2()) {
+    if (dtype == ACL_FLOAT16)
+      h_out_avx2<1>(src, d, n, nontemporal);
+    else
+      h_out_avx2<2>(src, d, n, nontemporal);
+    return;
+  }
+  if (dtype == ACL_FLOAT16)
+    for (int64_t i = 0; i < n; ++i) d[i * stride] = float_to_half(src[i]);
+  else
+    for (int64_t i = 0; i < n; ++i) d[i * stride] = float_to_bf16(src[i]);
+}
+
+void stream_fence() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_sfence();
+#endif
+}
+
+}  // namespace poolgrad
