@@ -1,23 +1,37 @@
+// RoI pooling CPU kernels.
+//
+// Forward: the bin edges of every ROI are computed once; the work is then split over
+// (channel, roi) items, channel-major, so that a thread sweeps all ROIs of one channel while that
+// channel's feature planes stay in cache.
+//
+// Backward: the ROIs are bucketed by batch index (ascending r in each bucket); each item is a
+// (batch, channel block) whose float32 accumulator is the thread's own (no atomics), zeroed, filled
+// in (r, ph, pw) order and written out once, rounded to the dtype. The order of every sum is fixed,
+// so the result is the same for any thread count.
 #include "roipool_kernels.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <vector>
 
 #include "../core/dtype_io.h"
+#include "../core/simd.h"
 
 namespace poolgrad {
 
 namespace {
 
-template <class T>
-inline T *at(const Strided4 &t, int64_t n, int64_t c, int64_t h, int64_t w) {
-  return reinterpret_cast<T *>(t.base) + n * t.sn + c * t.sc + h * t.sh + w * t.sw;
+inline char *elem(const Strided4 &t, int64_t esz, int64_t n, int64_t c, int64_t h, int64_t w) {
+  return t.base + (n * t.sn + c * t.sc + h * t.sh + w * t.sw) * esz;
 }
-template <class IO>
-inline float roi_at(const Strided2 &r, int64_t i, int64_t j) {
-  return IO::load(reinterpret_cast<const typename IO::storage *>(r.base) + i * r.s0 + j * r.s1);
+
+inline float roi_value(const RoiParams &p, const Strided2 &r, int64_t i, int64_t j) {
+  const char *q = r.base + (i * r.s0 + j * r.s1) * dtype_size(p.dtype);
+  if (p.dtype == ACL_FLOAT16) return half_to_float(*reinterpret_cast<const uint16_t *>(q));
+  return *reinterpret_cast<const float *>(q);
 }
 
 // An already floored/ceiled bin edge clamped to [0, lim]; NaN clamps to 0.
@@ -27,173 +41,217 @@ inline int64_t clamp_edge(float v, int64_t lim) {
   return static_cast<int64_t>(v);
 }
 
-template <class IO>
-void forward_items(const RoiParams &p, const Strided4 &x, const Strided2 &rois, const Strided4 &y,
-                   const Strided4 &am, int64_t b0, int64_t e0) {
-  using S = typename IO::storage;
-  std::vector<int64_t> hs(p.ph), he(p.ph), ws(p.pw), we(p.pw);
-  int64_t cur_r = -1;
-  bool whole_empty = false;
-  int64_t b = 0;
+struct RoiGeom {
+  int64_t batch = 0;
+  bool empty = false;
+  std::vector<int64_t> hs, he, ws, we;
+};
+
+RoiGeom geometry(const RoiParams &p, const Strided2 &rois, int64_t r) {
+  RoiGeom g;
+  g.batch = static_cast<int64_t>(std::trunc(roi_value(p, rois, r, 0)));
+  const float x1 = roi_value(p, rois, r, 1), y1 = roi_value(p, rois, r, 2);
+  const float x2 = roi_value(p, rois, r, 3), y2 = roi_value(p, rois, r, 4);
+  const float xs = x1 * p.scale_w, ys = y1 * p.scale_h;
+  const float xe = (x2 + 1.0f) * p.scale_w, ye = (y2 + 1.0f) * p.scale_h;
+  g.empty = (x2 - x1 + 1.0f) * p.scale_w <= 0.0f || (y2 - y1 + 1.0f) * p.scale_h <= 0.0f;
+  const float bw = (xe - xs) / static_cast<float>(p.pw);
+  const float bh = (ye - ys) / static_cast<float>(p.ph);
+  g.hs.resize(p.ph);
+  g.he.resize(p.ph);
+  g.ws.resize(p.pw);
+  g.we.resize(p.pw);
+  for (int64_t i = 0; i < p.ph; ++i) {
+    const float fi = static_cast<float>(i);
+    g.hs[i] = clamp_edge(std::floor(fi * bh + ys), p.h);
+    g.he[i] = clamp_edge(std::ceil((fi + 1.0f) * bh + ys), p.h);
+  }
+  for (int64_t j = 0; j < p.pw; ++j) {
+    const float fj = static_cast<float>(j);
+    g.ws[j] = clamp_edge(std::floor(fj * bw + xs), p.w);
+    g.we[j] = clamp_edge(std::ceil((fj + 1.0f) * bw + xs), p.w);
+  }
+  return g;
+}
+
+void forward_items(const RoiParams &p, const Strided4 &x, const std::vector<RoiGeom> &geo,
+                   const Strided4 &y, const Strided4 &am, int64_t b0, int64_t e0) {
+  const int64_t esz = dtype_size(p.dtype);
+  const bool direct = p.dtype == ACL_FLOAT && x.plane_dense();
+  // Float copies of the planes (b, c) of the current channel, made on first use.
+  std::vector<float> planes(direct ? 0 : static_cast<size_t>(p.n * p.h * p.w));
+  std::vector<char> have(static_cast<size_t>(p.n), 0);
+  std::vector<float> yrow(static_cast<size_t>(p.pw));
+  int64_t cur_c = -1;
   for (int64_t item = b0; item < e0; ++item) {
-    const int64_t r = item / p.c, c = item % p.c;
-    if (r != cur_r) {
-      cur_r = r;
-      b = static_cast<int64_t>(std::trunc(roi_at<IO>(rois, r, 0)));
-      const float x1 = roi_at<IO>(rois, r, 1), y1 = roi_at<IO>(rois, r, 2);
-      const float x2 = roi_at<IO>(rois, r, 3), y2 = roi_at<IO>(rois, r, 4);
-      const float xs = x1 * p.scale_w, ys = y1 * p.scale_h;
-      const float xe = (x2 + 1.0f) * p.scale_w, ye = (y2 + 1.0f) * p.scale_h;
-      whole_empty = (x2 - x1 + 1.0f) * p.scale_w <= 0.0f || (y2 - y1 + 1.0f) * p.scale_h <= 0.0f;
-      const float bw = (xe - xs) / static_cast<float>(p.pw);
-      const float bh = (ye - ys) / static_cast<float>(p.ph);
-      for (int64_t i = 0; i < p.ph; ++i) {
-        const float fi = static_cast<float>(i);
-        hs[i] = clamp_edge(std::floor(fi * bh + ys), p.h);
-        he[i] = clamp_edge(std::ceil((fi + 1.0f) * bh + ys), p.h);
-      }
-      for (int64_t j = 0; j < p.pw; ++j) {
-        const float fj = static_cast<float>(j);
-        ws[j] = clamp_edge(std::floor(fj * bw + xs), p.w);
-        we[j] = clamp_edge(std::ceil((fj + 1.0f) * bw + xs), p.w);
-      }
+    const int64_t c = item / p.r, r = item % p.r;
+    const RoiGeom &g = geo[r];
+    if (c != cur_c) {
+      cur_c = c;
+      std::fill(have.begin(), have.end(), 0);
     }
-    const S *plane = at<S>(x, b, c, 0, 0);
+    const float *plane;
+    if (direct) {
+      plane = reinterpret_cast<const float *>(elem(x, 4, g.batch, c, 0, 0));
+    } else {
+      float *dst = planes.data() + g.batch * p.h * p.w;
+      if (!have[g.batch]) {
+        for (int64_t h = 0; h < p.h; ++h)
+          row_to_f32(p.dtype, elem(x, esz, g.batch, c, h, 0), x.sw, p.w, dst + h * p.w);
+        have[g.batch] = 1;
+      }
+      plane = dst;
+    }
     for (int64_t i = 0; i < p.ph; ++i) {
+      int32_t *arow = reinterpret_cast<int32_t *>(elem(am, 4, r, c, i, 0));
       for (int64_t j = 0; j < p.pw; ++j) {
         float best = 0.0f;
         int64_t bi = -1;
-        if (!whole_empty && he[i] > hs[i] && we[j] > ws[j]) {
+        if (!g.empty && g.he[i] > g.hs[i] && g.we[j] > g.ws[j]) {
           best = -std::numeric_limits<float>::infinity();
-          for (int64_t hh = hs[i]; hh < he[i]; ++hh) {
-            const S *row = plane + hh * x.sh;
-            for (int64_t ww = ws[j]; ww < we[j]; ++ww) {
-              const float v = IO::load(row + ww * x.sw);
-              if (v > best) {
-                best = v;
-                bi = hh * p.w + ww;
-              }
+          for (int64_t hh = g.hs[i]; hh < g.he[i]; ++hh) {
+            const float *row = plane + hh * p.w;
+            for (int64_t ww = g.ws[j]; ww < g.we[j]; ++ww) {
+              const float v = row[ww];
+              const bool take = v > best;  // NaN never wins
+              best = take ? v : best;
+              bi = take ? hh * p.w + ww : bi;
             }
           }
         }
-        IO::store(at<S>(y, r, c, i, j), best);
-        *at<int32_t>(am, r, c, i, j) = static_cast<int32_t>(bi);
+        yrow[j] = best;
+        arow[j * am.sw] = static_cast<int32_t>(bi);
       }
+      row_from_f32(p.dtype, yrow.data(), elem(y, esz, r, c, i, 0), y.sw, p.pw, false);
     }
   }
 }
 
-template <class IO>
-void backward_planes(const RoiParams &p, const Strided4 &gy, const std::vector<int64_t> &order,
-                     const std::vector<int64_t> &start, const Strided4 &am, const Strided4 &gx,
-                     int64_t pb, int64_t pe, RoiDataError *err) {
-  using S = typename IO::storage;
+void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<int64_t> &order,
+                    const std::vector<int64_t> &start, const Strided4 &am, const Strided4 &gx,
+                    int64_t cb, int64_t ib, int64_t ie, bool nt, RoiDataError *err) {
+  const int64_t esz = dtype_size(p.dtype);
   const int64_t hw = p.h * p.w;
-  std::vector<float> acc(static_cast<size_t>(hw));
+  const int64_t ps = hw + 1;  // plane stride in the accumulator: one spare slot for scatter_add
+  const int64_t nblocks = (p.c + cb - 1) / cb;
+  const int64_t bins = p.ph * p.pw;
+  std::vector<float> acc(static_cast<size_t>(cb * ps)), g(static_cast<size_t>(bins));
+  // The (ph, pw) grid of gradOutput and argmax is one contiguous run of ph*pw values.
+  const bool flat = gy.sw == 1 && gy.sh == p.pw && am.sw == 1 && am.sh == p.pw;
   int64_t err_flat = -1;
-  for (int64_t pl = pb; pl < pe; ++pl) {
-    const int64_t b = pl / p.c, c = pl % p.c;
-    for (float &v : acc) v = 0.0f;
+  auto note = [&](int64_t r, int64_t c, int64_t i, int64_t j, int64_t a) {
+    const int64_t f = ((r * p.c + c) * p.ph + i) * p.pw + j;
+    if (err_flat < 0 || f < err_flat) {
+      err_flat = f;
+      err->kind = 2;
+      err->roi = r;
+      err->c = c;
+      err->ph = i;
+      err->pw = j;
+      err->value = static_cast<double>(a);
+    }
+  };
+  for (int64_t item = ib; item < ie; ++item) {
+    const int64_t b = item / nblocks, c0 = (item % nblocks) * cb;
+    const int64_t cn = std::min(cb, p.c - c0);
+    std::memset(acc.data(), 0, static_cast<size_t>(cn * ps) * 4);
     for (int64_t k = start[b]; k < start[b + 1]; ++k) {
       const int64_t r = order[k];
-      for (int64_t i = 0; i < p.ph; ++i) {
-        const int32_t *arow = at<int32_t>(am, r, c, i, 0);
-        const S *grow = at<S>(gy, r, c, i, 0);
-        for (int64_t j = 0; j < p.pw; ++j) {
-          const int64_t a = arow[j * am.sw];
-          if (static_cast<uint64_t>(a) < static_cast<uint64_t>(hw)) {
-            acc[a] += IO::load(grow + j * gy.sw);
-          } else if (a != -1) {
-            const int64_t flat = ((r * p.c + c) * p.ph + i) * p.pw + j;
-            if (err_flat < 0 || flat < err_flat) {
-              err_flat = flat;
-              err->kind = 2;
-              err->roi = r;
-              err->c = c;
-              err->ph = i;
-              err->pw = j;
-              err->value = static_cast<double>(a);
-            }
+      for (int64_t c = c0; c < c0 + cn; ++c) {
+        float *plane = acc.data() + (c - c0) * ps;
+        if (flat) {
+          const float *gv;
+          if (p.dtype == ACL_FLOAT) {
+            gv = reinterpret_cast<const float *>(elem(gy, 4, r, c, 0, 0));
+          } else {
+            row_to_f32(p.dtype, elem(gy, esz, r, c, 0, 0), 1, bins, g.data());
+            gv = g.data();
           }
+          const int32_t *av = reinterpret_cast<const int32_t *>(elem(am, 4, r, c, 0, 0));
+          const int64_t bad = scatter_add(plane, hw, av, 1, gv, bins);
+          if (bad >= 0) note(r, c, bad / p.pw, bad % p.pw, av[bad]);
+          continue;
+        }
+        for (int64_t i = 0; i < p.ph; ++i) {
+          row_to_f32(p.dtype, elem(gy, esz, r, c, i, 0), gy.sw, p.pw, g.data());
+          const int32_t *arow = reinterpret_cast<const int32_t *>(elem(am, 4, r, c, i, 0));
+          const int64_t bad = scatter_add(plane, hw, arow, am.sw, g.data(), p.pw);
+          if (bad >= 0) note(r, c, i, bad, arow[bad * am.sw]);
         }
       }
     }
-    for (int64_t hh = 0; hh < p.h; ++hh) {
-      S *orow = at<S>(gx, b, c, hh, 0);
-      const float *arow = acc.data() + hh * p.w;
-      for (int64_t ww = 0; ww < p.w; ++ww) IO::store(orow + ww * gx.sw, arow[ww]);
+    for (int64_t c = c0; c < c0 + cn; ++c) {
+      const float *plane = acc.data() + (c - c0) * ps;
+      if (gx.plane_dense()) {
+        row_from_f32(p.dtype, plane, elem(gx, esz, b, c, 0, 0), 1, hw, nt);
+      } else {
+        for (int64_t h = 0; h < p.h; ++h)
+          row_from_f32(p.dtype, plane + h * p.w, elem(gx, esz, b, c, h, 0), gx.sw, p.w, nt);
+      }
     }
   }
+  if (nt) stream_fence();
 }
 
 }  // namespace
 
 RoiDataError roi_check_batch(const RoiParams &p, const Strided2 &rois) {
   RoiDataError e;
-  dispatch_float(p.dtype, [&](auto io) {
-    using IO = decltype(io);
-    for (int64_t r = 0; r < p.r; ++r) {
-      const float v = roi_at<IO>(rois, r, 0);
-      const float t = std::trunc(v);
-      if (!(t >= 0.0f && t < static_cast<float>(p.n))) {
-        e.kind = 1;
-        e.roi = r;
-        e.value = static_cast<double>(v);
-        break;
-      }
+  for (int64_t r = 0; r < p.r; ++r) {
+    const float v = roi_value(p, rois, r, 0);
+    const float t = std::trunc(v);
+    if (!(t >= 0.0f && t < static_cast<float>(p.n))) {
+      e.kind = 1;
+      e.roi = r;
+      e.value = static_cast<double>(v);
+      break;
     }
-    return 0;
-  });
+  }
   return e;
 }
 
 void roipool_forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
                      const Strided4 &y, const Strided4 &argmax, bool serial) {
-  dispatch_float(p.dtype, [&](auto io) {
-    using IO = decltype(io);
-    parallel_for(
-        p.r * p.c,
-        [&](int64_t b, int64_t e) { forward_items<IO>(p, x, rois, y, argmax, b, e); },
-        serial ? 1 : 0);
-    return 0;
-  });
+  std::vector<RoiGeom> geo(static_cast<size_t>(p.r));
+  for (int64_t r = 0; r < p.r; ++r) geo[r] = geometry(p, rois, r);
+  parallel_for(
+      p.c * p.r, [&](int64_t b, int64_t e) { forward_items(p, x, geo, y, argmax, b, e); },
+      serial ? 1 : 0);
 }
 
 RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
                               const Strided4 &argmax, const Strided4 &grad_in, bool serial) {
-  // Bucket the ROIs by batch index (ascending r inside each bucket): every (b, c) plane then sums
-  // its contributions in one fixed order, whatever the thread count.
+  // Bucket the ROIs by batch index, ascending r inside each bucket.
   std::vector<int64_t> start(static_cast<size_t>(p.n) + 1, 0), order(static_cast<size_t>(p.r));
   std::vector<int64_t> batch(static_cast<size_t>(p.r));
-  dispatch_float(p.dtype, [&](auto io) {
-    using IO = decltype(io);
-    for (int64_t r = 0; r < p.r; ++r)
-      batch[r] = static_cast<int64_t>(std::trunc(roi_at<IO>(rois, r, 0)));
-    return 0;
-  });
+  for (int64_t r = 0; r < p.r; ++r) batch[r] = static_cast<int64_t>(std::trunc(roi_value(p, rois, r, 0)));
   for (int64_t r = 0; r < p.r; ++r) ++start[batch[r] + 1];
   for (int64_t b = 0; b < p.n; ++b) start[b + 1] += start[b];
   {
     std::vector<int64_t> fill(start.begin(), start.end() - 1);
     for (int64_t r = 0; r < p.r; ++r) order[fill[batch[r]]++] = r;
   }
+  // Channel blocks whose accumulators fit in the L2 cache, and enough items for every thread.
+  const int threads = serial ? 1 : num_threads();
+  const int64_t hw = std::max<int64_t>(1, p.h * p.w);
+  int64_t cb = std::max<int64_t>(1, (256 * 1024) / (hw * 4));
+  cb = std::min(cb, std::max<int64_t>(p.c, 1));
+  const int64_t want = 4 * static_cast<int64_t>(threads);
+  while (cb > 1 && p.n * ((p.c + cb - 1) / cb) < want) cb = (cb + 1) / 2;
+  const int64_t items = p.n * ((p.c + cb - 1) / cb);
   std::vector<RoiDataError> errs;
   std::mutex m;
-  dispatch_float(p.dtype, [&](auto io) {
-    using IO = decltype(io);
-    parallel_for(
-        p.n * p.c,
-        [&](int64_t b, int64_t e) {
-          RoiDataError err;
-          backward_planes<IO>(p, grad_out, order, start, argmax, grad_in, b, e, &err);
-          if (err.kind) {
-            std::lock_guard<std::mutex> lock(m);
-            errs.push_back(err);
-          }
-        },
-        serial ? 1 : 0);
-    return 0;
-  });
+  parallel_for(
+      items,
+      [&](int64_t b, int64_t e) {
+        RoiDataError err;
+        backward_items(p, grad_out, order, start, argmax, grad_in, cb, b, e, !serial, &err);
+        if (err.kind) {
+          std::lock_guard<std::mutex> lock(m);
+          errs.push_back(err);
+        }
+      },
+      threads);
   RoiDataError first;
   auto key = [&](const RoiDataError &e) { return ((e.roi * p.c + e.c) * p.ph + e.ph) * p.pw + e.pw; };
   for (const RoiDataError &e : errs)
@@ -206,10 +264,7 @@ void zero_fill(const Strided4 &t, aclDataType dtype) {
   for (int64_t n = 0; n < t.n; ++n)
     for (int64_t c = 0; c < t.c; ++c)
       for (int64_t h = 0; h < t.h; ++h)
-        for (int64_t w = 0; w < t.w; ++w) {
-          char *p = t.base + (n * t.sn + c * t.sc + h * t.sh + w * t.sw) * es;
-          for (int64_t i = 0; i < es; ++i) p[i] = 0;
-        }
+        for (int64_t w = 0; w < t.w; ++w) std::memset(elem(t, es, n, c, h, w), 0, static_cast<size_t>(es));
 }
 
 }  // namespace poolgrad
