@@ -314,15 +314,20 @@ template <class I>
 void scatter_row(float *acc, const float *g, const char *ix, int64_t istride, int64_t wo,
                  int64_t hw, int64_t plane, int64_t oh, BadTracker *bt) {
   const I *ip = reinterpret_cast<const I *>(ix);
-  const int64_t ow = scatter_add(acc, hw, ip, istride, g, wo);
-  if (ow >= 0) bt->note(plane, oh, ow, static_cast<int64_t>(ip[ow * istride]));
+  for (int64_t ow = 0; ow < wo; ++ow) {
+    const int64_t k = static_cast<int64_t>(ip[ow * istride]);
+    if (static_cast<uint64_t>(k) < static_cast<uint64_t>(hw))
+      acc[k] += g[ow];
+    else if (k != -1)
+      bt->note(plane, oh, ow, k);
+  }
 }
 
 void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
                           const Strided4 &gx, int64_t pb, int64_t pe, bool nt, BadTracker *bt) {
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
   const int64_t hw = p.h * p.w;
-  std::vector<float> acc(static_cast<size_t>(hw) + 1), grow(static_cast<size_t>(p.wo));
+  std::vector<float> acc(static_cast<size_t>(hw)), grow(static_cast<size_t>(p.wo));
   for (int64_t pl = pb; pl < pe; ++pl) {
     const int64_t n = pl / p.c, c = pl % p.c;
     std::memset(acc.data(), 0, static_cast<size_t>(hw) * 4);

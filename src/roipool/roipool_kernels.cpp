@@ -127,15 +127,35 @@ void forward_items(const RoiParams &p, const Strided4 &x, const std::vector<RoiG
   }
 }
 
+// Four independent scatter runs interleaved bin by bin (see backward_items). Returns false when
+// some argmax is outside {-1} U [0, hw) (those entries are skipped).
+__attribute__((noinline)) bool scatter4(float *__restrict p0, float *__restrict p1,
+                                        float *__restrict p2, float *__restrict p3, const float *g0,
+                                        const float *g1, const float *g2, const float *g3,
+                                        const int32_t *a0, const int32_t *a1, const int32_t *a2,
+                                        const int32_t *a3, int64_t bins, int64_t hw) {
+  const uint32_t lim = static_cast<uint32_t>(hw);  // hw <= INT32_MAX: argmax is int32
+  bool bad = false;
+  for (int64_t k = 0; k < bins; ++k) {
+    const uint32_t i0 = static_cast<uint32_t>(a0[k]), i1 = static_cast<uint32_t>(a1[k]);
+    const uint32_t i2 = static_cast<uint32_t>(a2[k]), i3 = static_cast<uint32_t>(a3[k]);
+    if (i0 < lim) p0[i0] += g0[k]; else bad |= a0[k] != -1;
+    if (i1 < lim) p1[i1] += g1[k]; else bad |= a1[k] != -1;
+    if (i2 < lim) p2[i2] += g2[k]; else bad |= a2[k] != -1;
+    if (i3 < lim) p3[i3] += g3[k]; else bad |= a3[k] != -1;
+  }
+  return !bad;
+}
+
 void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<int64_t> &order,
                     const std::vector<int64_t> &start, const Strided4 &am, const Strided4 &gx,
                     int64_t cb, int64_t ib, int64_t ie, bool nt, RoiDataError *err) {
   const int64_t esz = dtype_size(p.dtype);
   const int64_t hw = p.h * p.w;
-  const int64_t ps = hw + 1;  // plane stride in the accumulator: one spare slot for scatter_add
+  const int64_t ps = hw;  // plane stride in the accumulator
   const int64_t nblocks = (p.c + cb - 1) / cb;
   const int64_t bins = p.ph * p.pw;
-  std::vector<float> acc(static_cast<size_t>(cb * ps)), g(static_cast<size_t>(bins));
+  std::vector<float> acc(static_cast<size_t>(cb * ps)), g(static_cast<size_t>(4 * bins));
   // The (ph, pw) grid of gradOutput and argmax is one contiguous run of ph*pw values.
   const bool flat = gy.sw == 1 && gy.sh == p.pw && am.sw == 1 && am.sh == p.pw;
   int64_t err_flat = -1;
@@ -151,13 +171,65 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
       err->value = static_cast<double>(a);
     }
   };
+  // One (roi, channel) run of the flat layout: plane[argmax] += grad, in bin order.
+  auto scatter_run = [&](float *plane, const float *gv, const int32_t *av, int64_t r, int64_t c) {
+    for (int64_t k = 0; k < bins; ++k) {
+      const int64_t a = av[k];
+      if (static_cast<uint64_t>(a) < static_cast<uint64_t>(hw))
+        plane[a] += gv[k];
+      else if (a != -1)
+        note(r, c, k / p.pw, k % p.pw, a);
+    }
+  };
   for (int64_t item = ib; item < ie; ++item) {
     const int64_t b = item / nblocks, c0 = (item % nblocks) * cb;
     const int64_t cn = std::min(cb, p.c - c0);
     std::memset(acc.data(), 0, static_cast<size_t>(cn * ps) * 4);
     for (int64_t k = start[b]; k < start[b + 1]; ++k) {
       const int64_t r = order[k];
-      for (int64_t c = c0; c < c0 + cn; ++c) {
+      if (k + 1 < start[b + 1]) {
+        // The next ROI's block of gradOutput and argmax starts a new stream; ask for its first
+        // lines early.
+        const int64_t rn = order[k + 1];
+        __builtin_prefetch(elem(gy, esz, rn, c0, 0, 0));
+        __builtin_prefetch(elem(am, 4, rn, c0, 0, 0));
+        __builtin_prefetch(elem(gy, esz, rn, c0, 0, 0) + 64);
+        __builtin_prefetch(elem(am, 4, rn, c0, 0, 0) + 64);
+      }
+      int64_t c = c0;
+      if (flat) {
+        // Four channels at a time: four independent chains of adds, so that bins sharing one
+        // argmax (small ROIs) do not serialise the loop on store-to-load latency. Each plane still
+        // sums in bin order.
+        for (; c + 4 <= c0 + cn; c += 4) {
+          const float *gv[4];
+          const int32_t *av[4];
+          float *pl[4];
+          for (int u = 0; u < 4; ++u) {
+            if (p.dtype == ACL_FLOAT) {
+              gv[u] = reinterpret_cast<const float *>(elem(gy, 4, r, c + u, 0, 0));
+            } else {
+              row_to_f32(p.dtype, elem(gy, esz, r, c + u, 0, 0), 1, bins, g.data() + u * bins);
+              gv[u] = g.data() + u * bins;
+            }
+            av[u] = reinterpret_cast<const int32_t *>(elem(am, 4, r, c + u, 0, 0));
+            pl[u] = acc.data() + (c + u - c0) * ps;
+          }
+          const bool all_ok = scatter4(pl[0], pl[1], pl[2], pl[3], gv[0], gv[1], gv[2], gv[3], av[0],
+                                       av[1], av[2], av[3], bins, hw);
+          if (!all_ok) {  // rare: find and report the first bad argmax of these channels
+            for (int u = 0; u < 4; ++u)
+              for (int64_t kk = 0; kk < bins; ++kk) {
+                const int64_t a = av[u][kk];
+                if (a != -1 && (a < 0 || a >= hw)) {
+                  note(r, c + u, kk / p.pw, kk % p.pw, a);
+                  break;
+                }
+              }
+          }
+        }
+      }
+      for (; c < c0 + cn; ++c) {
         float *plane = acc.data() + (c - c0) * ps;
         if (flat) {
           const float *gv;
@@ -167,16 +239,19 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
             row_to_f32(p.dtype, elem(gy, esz, r, c, 0, 0), 1, bins, g.data());
             gv = g.data();
           }
-          const int32_t *av = reinterpret_cast<const int32_t *>(elem(am, 4, r, c, 0, 0));
-          const int64_t bad = scatter_add(plane, hw, av, 1, gv, bins);
-          if (bad >= 0) note(r, c, bad / p.pw, bad % p.pw, av[bad]);
+          scatter_run(plane, gv, reinterpret_cast<const int32_t *>(elem(am, 4, r, c, 0, 0)), r, c);
           continue;
         }
         for (int64_t i = 0; i < p.ph; ++i) {
           row_to_f32(p.dtype, elem(gy, esz, r, c, i, 0), gy.sw, p.pw, g.data());
           const int32_t *arow = reinterpret_cast<const int32_t *>(elem(am, 4, r, c, i, 0));
-          const int64_t bad = scatter_add(plane, hw, arow, am.sw, g.data(), p.pw);
-          if (bad >= 0) note(r, c, i, bad, arow[bad * am.sw]);
+          for (int64_t j = 0; j < p.pw; ++j) {
+            const int64_t a = arow[j * am.sw];
+            if (static_cast<uint64_t>(a) < static_cast<uint64_t>(hw))
+              plane[a] += g[j];
+            else if (a != -1)
+              note(r, c, i, j, a);
+          }
         }
       }
     }
