@@ -16,3 +16,8 @@ cmake -S "$root" -B "$root/build-san" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPOOLGR
 cmake --build "$root/build-san"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$root/build-san" -j"$jobs" --output-on-failure
+
+echo "== Python package (pip install . into .venv, then pytest)"
+bash "$root/scripts/venv.sh"
+"$root/.venv/bin/pip" install --quiet --no-build-isolation "$root"
+(cd "$root/python/tests" && "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider .)

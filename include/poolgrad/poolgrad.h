@@ -13,6 +13,11 @@ extern "C" {
 ACL_FUNC_VISIBILITY void poolgradSetNumThreads(int n);
 /** The number of threads the kernels use. */
 ACL_FUNC_VISIBILITY int poolgradGetNumThreads(void);
+/** Max-pool output size along one axis (the formula aclnnMaxPool2dWithIndices uses): kernel k,
+ * stride s, padding p, dilation d, ceil mode. Returns a value <= 0 when no window fits, and
+ * -1 for arguments out of range (in < 0, k/s/d < 1, p < 0, or any value above 2^31 - 1). */
+ACL_FUNC_VISIBILITY int64_t poolgradPoolOutputSize(int64_t in, int64_t k, int64_t s, int64_t p,
+                                                   int64_t d, bool ceilMode);
 /** poolgrad's version string. */
 ACL_FUNC_VISIBILITY const char *poolgradVersion(void);
 

@@ -7,6 +7,7 @@
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "maxpool_kernels.h"
+#include "poolgrad/poolgrad.h"
 
 using namespace poolgrad;
 
@@ -269,6 +270,14 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
 aclnnStatus aclnnMaxPool2dWithIndicesBackward(void *workspace, uint64_t workspaceSize,
                                               aclOpExecutor *executor, aclrtStream stream) {
   return run_executor(kBwd, workspace, workspaceSize, executor, stream);
+}
+
+int64_t poolgradPoolOutputSize(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
+                               bool ceilMode) {
+  if (in < 0 || in > kMaxAttr || k < 1 || k > kMaxAttr || s < 1 || s > kMaxAttr || p < 0 ||
+      p > kMaxAttr || d < 1 || d > kMaxAttr)
+    return -1;
+  return pool_out_size(in, k, s, p, d, ceilMode);
 }
 
 }  // extern "C"

@@ -113,9 +113,12 @@ void forward_items(const RoiParams &p, const Strided4 &x, const std::vector<RoiG
             const float *row = plane + hh * p.w;
             for (int64_t ww = g.ws[j]; ww < g.we[j]; ++ww) {
               const float v = row[ww];
-              const bool take = v > best;  // NaN never wins
-              best = take ? v : best;
-              bi = take ? hh * p.w + ww : bi;
+              // The running maximum rarely changes inside a bin: a branch is cheaper than a
+              // dependent select chain. NaN never wins.
+              if (v > best) {
+                best = v;
+                bi = hh * p.w + ww;
+              }
             }
           }
         }

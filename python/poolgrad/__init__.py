@@ -1,0 +1,200 @@
+"""poolgrad: CANN's max-pool and RoI-pool operators (forward and backward) on the CPU.
+
+Works with any CPU array that speaks DLPack (NumPy, PyTorch); outputs are of the same library as
+the first input. Errors raise PoolgradError (a ValueError) with the library's status and message.
+"""
+from __future__ import annotations
+
+import numbers
+
+from . import _ext
+
+__all__ = [
+    "PoolgradError", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
+    "roi_pool_with_argmax", "roi_pool_with_argmax_backward", "set_num_threads",
+    "get_num_threads", "__version__",
+]
+
+__version__ = _ext.version()
+
+ACLNN_ERR_PARAM_NULLPTR = 161001
+ACLNN_ERR_PARAM_INVALID = 161002
+
+
+class PoolgradError(ValueError):
+    """A call poolgrad refused. ``status`` is CANN's code (161001 null, 161002 invalid)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(f"[{status}] {message}")
+        self.status = status
+        self.message = message
+
+
+def set_num_threads(n: int) -> None:
+    """Threads the kernels use (results are bitwise identical for any count); n <= 0: default."""
+    _ext.set_num_threads(int(n))
+
+
+def get_num_threads() -> int:
+    return _ext.get_num_threads()
+
+
+# ---- arrays --------------------------------------------------------------------------------------
+def _is_torch(a) -> bool:
+    return type(a).__module__.split(".")[0] == "torch"
+
+
+def _check_array(a, name: str):
+    if a is None:
+        raise PoolgradError(ACLNN_ERR_PARAM_NULLPTR, f"{name} must not be None")
+    if not hasattr(a, "__dlpack__"):
+        raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
+                            f"{name} must be a CPU array supporting DLPack (NumPy or PyTorch), "
+                            f"but got {type(a).__name__}")
+    if _is_torch(a):
+        if a.device.type != "cpu":
+            raise PoolgradError(ACLNN_ERR_PARAM_INVALID, f"{name} must be on the CPU, but is on {a.device}")
+        if a.requires_grad:
+            a = a.detach()
+        if a.is_conj() or a.is_neg():
+            a = a.resolve_conj().resolve_neg()
+    return a
+
+
+def _empty_like_lib(ref, shape, dtype_name: str, channels_last: bool = False):
+    """A new array of the same library as ref (torch in, torch out; NumPy otherwise)."""
+    if _is_torch(ref):
+        import torch
+        dt = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+              "int32": torch.int32, "int64": torch.int64}[dtype_name]
+        if channels_last and len(shape) == 4:
+            return torch.empty(shape, dtype=dt, memory_format=torch.channels_last)
+        return torch.empty(shape, dtype=dt)
+    import numpy as np
+    return np.empty(shape, dtype=dtype_name)
+
+
+def _dtype_name(a) -> str:
+    s = str(a.dtype)
+    return s.replace("torch.", "")
+
+
+def _is_channels_last(a) -> bool:
+    if not _is_torch(a) or a.dim() != 4:
+        return False
+    import torch
+    return a.is_contiguous(memory_format=torch.channels_last) and not a.is_contiguous()
+
+
+def _pair(v, name: str, allow_none: bool = False):
+    if v is None and allow_none:
+        return []
+    if isinstance(v, numbers.Integral):
+        return [int(v)]
+    try:
+        vals = [int(x) for x in v]
+    except TypeError:
+        raise PoolgradError(ACLNN_ERR_PARAM_INVALID, f"{name} must be an int or a sequence of ints, but got {v!r}")
+    return vals
+
+
+def _call(fn, *args):
+    status, message = fn(*args)
+    if status != 0:
+        raise PoolgradError(status, message)
+
+
+# ---- max pooling -----------------------------------------------------------------------------------
+def _pool_out_shape(x, k, s, p, d, ceil_mode):
+    """The output shape the operator expects; placeholder sizes when the input is not poolable,
+    so that the library itself reports what is wrong."""
+    shape = list(x.shape)
+    if len(shape) not in (3, 4) or not k:
+        return shape
+    kh, kw = (k[0], k[-1]) if len(k) in (1, 2) else (1, 1)
+    sh, sw = (s[0], s[-1]) if len(s) in (1, 2) else (kh, kw)
+    ph, pw = (p[0], p[-1]) if len(p) in (1, 2) else (0, 0)
+    dh, dw = (d[0], d[-1]) if len(d) in (1, 2) else (1, 1)
+    ho = _ext.out_size(shape[-2], kh, sh, ph, dh, ceil_mode)
+    wo = _ext.out_size(shape[-1], kw, sw, pw, dw, ceil_mode)
+    shape[-2], shape[-1] = max(ho, 1), max(wo, 1)
+    return shape
+
+
+def max_pool2d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            index_dtype="int64"):
+    """Max pooling with argmax indices (flat h*W + w in each plane), like
+    torch.nn.functional.max_pool2d(..., return_indices=True). x: (N, C, H, W) or (C, H, W)."""
+    x = _check_array(x, "x")
+    k, s = _pair(kernel_size, "kernel_size"), _pair(stride, "stride", allow_none=True)
+    p, d = _pair(padding, "padding"), _pair(dilation, "dilation")
+    if index_dtype not in ("int32", "int64"):
+        raise PoolgradError(ACLNN_ERR_PARAM_INVALID, f"index_dtype must be 'int32' or 'int64', but got {index_dtype!r}")
+    shape = _pool_out_shape(x, k, s, p, d, bool(ceil_mode))
+    cl = _is_channels_last(x)
+    dt = _dtype_name(x)
+    out = _empty_like_lib(x, shape, dt if dt in ("float32", "float16", "bfloat16") else "float32", cl)
+    idx = _empty_like_lib(x, shape, index_dtype, cl)
+    _call(_ext.max_pool2d_fwd, x, out, idx, k, s, p, d, bool(ceil_mode))
+    return out, idx
+
+
+def max_pool2d_with_indices_backward(grad_output, x, indices, kernel_size, stride=None, padding=0,
+                                     dilation=1, ceil_mode=False):
+    """Gradient of max pooling: grad_output scattered to indices, summed where they repeat."""
+    grad_output = _check_array(grad_output, "grad_output")
+    x = _check_array(x, "x")
+    indices = _check_array(indices, "indices")
+    k, s = _pair(kernel_size, "kernel_size"), _pair(stride, "stride", allow_none=True)
+    p, d = _pair(padding, "padding"), _pair(dilation, "dilation")
+    dt = _dtype_name(x)
+    gx = _empty_like_lib(grad_output, list(x.shape), dt if dt in ("float32", "float16", "bfloat16") else "float32",
+                         _is_channels_last(x))
+    _call(_ext.max_pool2d_bwd, grad_output, x, indices, gx, k, s, p, d, bool(ceil_mode))
+    return gx
+
+
+# ---- RoI pooling -------------------------------------------------------------------------------------
+def _scales(spatial_scale):
+    if isinstance(spatial_scale, numbers.Real):
+        return float(spatial_scale), float(spatial_scale)
+    try:
+        h, w = spatial_scale
+        return float(h), float(w)
+    except (TypeError, ValueError):
+        raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
+                            f"spatial_scale must be a float or a pair (h, w), but got {spatial_scale!r}")
+
+
+def roi_pool_with_argmax(x, rois, output_size, spatial_scale):
+    """Fast R-CNN RoI max pooling with CANN's geometry; returns (y, argmax int32).
+    x: (N, C, H, W); rois: (R, 5) rows (batch_index, x1, y1, x2, y2)."""
+    x = _check_array(x, "x")
+    rois = _check_array(rois, "rois")
+    o = _pair(output_size, "output_size")
+    ph, pw = (o[0], o[-1]) if len(o) in (1, 2) else (0, 0)
+    sh, sw = _scales(spatial_scale)
+    r = rois.shape[0] if len(rois.shape) >= 1 else 0
+    c = x.shape[1] if len(x.shape) >= 2 else 0
+    shape = [r, c, max(ph, 0), max(pw, 0)]
+    dt = _dtype_name(x)
+    y = _empty_like_lib(x, shape, dt if dt in ("float32", "float16") else "float32")
+    argmax = _empty_like_lib(x, shape, "int32")
+    _call(_ext.roi_fwd, x, rois, y, argmax, ph, pw, sh, sw)
+    return y, argmax
+
+
+def roi_pool_with_argmax_backward(grad_output, rois, argmax, input_shape, spatial_scale=1.0):
+    """Gradient of RoI pooling: grad_output scattered to (batch, c, argmax); -1 skipped.
+    input_shape: (N, C, H, W) of the feature map."""
+    grad_output = _check_array(grad_output, "grad_output")
+    rois = _check_array(rois, "rois")
+    argmax = _check_array(argmax, "argmax")
+    shape = [int(v) for v in input_shape]
+    _scales(spatial_scale)
+    dt = _dtype_name(grad_output)
+    gx = _empty_like_lib(grad_output, shape, dt if dt in ("float32", "float16") else "float32")
+    gs = list(grad_output.shape)
+    ph, pw = (gs[2], gs[3]) if len(gs) == 4 else (0, 0)
+    _call(_ext.roi_bwd, grad_output, gx, rois, argmax, ph, pw, float(_scales(spatial_scale)[0]))
+    return gx

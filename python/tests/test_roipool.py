@@ -1,0 +1,117 @@
+"""RoI pooling through the Python package: the backward against torchvision's autograd where the
+geometries agree, the forward against a naive reference of CANN's formula."""
+import math
+
+import numpy as np
+import pytest
+import torch
+import torchvision
+
+import poolgrad
+import poolgrad.torch as pgt
+
+
+def _int_rois(n, h, w, r, seed):
+    g = torch.Generator().manual_seed(seed)
+    b = torch.randint(0, n, (r, 1), generator=g)
+    x1 = torch.randint(0, w, (r, 1), generator=g)
+    y1 = torch.randint(0, h, (r, 1), generator=g)
+    x2 = torch.minimum(x1 + torch.randint(0, w, (r, 1), generator=g), torch.tensor(w - 1))
+    y2 = torch.minimum(y1 + torch.randint(0, h, (r, 1), generator=g), torch.tensor(h - 1))
+    return torch.cat([b, x1, y1, x2, y2], 1).float()
+
+
+def test_backward_matches_torchvision_autograd_with_same_argmax():
+    # Integer coordinates at scale 1 inside the map: both geometries agree, so the argmax and the
+    # gradients must too.
+    x = torch.randn(2, 3, 9, 11, generator=torch.Generator().manual_seed(0))
+    rois = _int_rois(2, 9, 11, 20, 1)
+    y, argmax = poolgrad.roi_pool_with_argmax(x, rois, 3, 1.0)
+    ref_y, ref_argmax = torch.ops.torchvision.roi_pool(x, rois, 1.0, 3, 3)
+    assert torch.equal(argmax, ref_argmax)
+    assert torch.equal(y, ref_y)
+    gy = torch.randn(y.shape, generator=torch.Generator().manual_seed(2))
+    xr = x.clone().requires_grad_(True)
+    torchvision.ops.roi_pool(xr, rois, 3, 1.0).backward(gy)
+    xp = x.clone().requires_grad_(True)
+    pgt.roi_pool(xp, rois, 3, 1.0).backward(gy)
+    assert torch.equal(xp.grad, xr.grad)
+    # The functional backward, given torchvision's argmax, equals torchvision's backward.
+    gx = poolgrad.roi_pool_with_argmax_backward(gy, rois, ref_argmax, x.shape)
+    ref = torch.ops.torchvision._roi_pool_backward(gy, rois, ref_argmax, 1.0, 3, 3, 2, 3, 9, 11)
+    assert torch.equal(gx, ref)
+
+
+def _naive(x, rois, ph, pw, sh, sw):
+    n, c, h, w = x.shape
+    r = rois.shape[0]
+    y = np.zeros((r, c, ph, pw), np.float32)
+    am = np.full((r, c, ph, pw), -1, np.int32)
+    f = np.float32
+    for i in range(r):
+        b, x1, y1, x2, y2 = (f(v) for v in rois[i])
+        b = int(math.trunc(b))
+        xs, ys, xe, ye = x1 * f(sw), y1 * f(sh), (x2 + f(1)) * f(sw), (y2 + f(1)) * f(sh)
+        if (x2 - x1 + f(1)) * f(sw) <= 0 or (y2 - y1 + f(1)) * f(sh) <= 0:
+            continue
+        bw, bh = (xe - xs) / f(pw), (ye - ys) / f(ph)
+        for a in range(ph):
+            hs = min(max(int(np.floor(f(a) * bh + ys)), 0), h)
+            he = min(max(int(np.ceil(f(a + 1) * bh + ys)), 0), h)
+            for bb in range(pw):
+                ws = min(max(int(np.floor(f(bb) * bw + xs)), 0), w)
+                we = min(max(int(np.ceil(f(bb + 1) * bw + xs)), 0), w)
+                if he <= hs or we <= ws:
+                    continue
+                for ch in range(c):
+                    win = x[b, ch, hs:he, ws:we]
+                    k = int(np.argmax(win))  # first maximum (no NaN here)
+                    y[i, ch, a, bb] = win.flat[k]
+                    am[i, ch, a, bb] = (hs + k // (we - ws)) * w + ws + k % (we - ws)
+    return y, am
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.5, (0.25, 0.5)])
+def test_forward_matches_naive_reference_numpy(scale):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3, 12, 10)).astype(np.float32)
+    rois = np.array([[0, 0, 0, 9, 11], [1, 2.5, 3.25, 15, 20], [0, 5, 5, 3, 3], [1, -4, -4, 2, 30],
+                     [0, 7, 7, 7, 7]], np.float32)
+    y, am = poolgrad.roi_pool_with_argmax(x, rois, (2, 3), scale)
+    assert isinstance(y, np.ndarray) and am.dtype == np.int32
+    sh, sw = scale if isinstance(scale, tuple) else (scale, scale)
+    ry, ram = _naive(x, rois, 2, 3, sh, sw)
+    np.testing.assert_array_equal(am, ram)
+    np.testing.assert_array_equal(y, ry)
+
+
+def test_fp16_and_module():
+    x = torch.randn(1, 2, 8, 8).half()
+    rois = torch.tensor([[0, 0, 0, 7, 7]], dtype=torch.float16)
+    m = pgt.RoIPool(2, 1.0)
+    y = m(x, rois)
+    assert y.dtype == torch.float16 and y.shape == (1, 2, 2, 2)
+    y2 = pgt.roi_pool(x, [rois[:, 1:]], 2, 1.0)
+    assert torch.equal(y, y2)
+
+
+@pytest.mark.parametrize("call,status,needle", [
+    (lambda: poolgrad.roi_pool_with_argmax(torch.randn(1, 1, 4, 4), torch.zeros(1, 4), 2, 1.0), 161002, "rois"),
+    (lambda: poolgrad.roi_pool_with_argmax(torch.randn(1, 1, 4, 4), torch.zeros(1, 5), 0, 1.0), 161002, "pooled_h"),
+    (lambda: poolgrad.roi_pool_with_argmax(torch.randn(1, 1, 4, 4), torch.zeros(1, 5), 2, 0.0), 161002, "spatial_scale"),
+    (lambda: poolgrad.roi_pool_with_argmax(torch.randn(1, 1, 4, 4), torch.tensor([[3., 0, 0, 1, 1]]), 2, 1.0),
+     161002, "rois[0,0]=3"),
+    (lambda: poolgrad.roi_pool_with_argmax(torch.randn(1, 1, 4, 4), torch.zeros(1, 5), 2, "x"), 161002, "spatial_scale"),
+    (lambda: poolgrad.roi_pool_with_argmax_backward(torch.ones(1, 1, 2, 2), torch.zeros(1, 5),
+                                                    torch.full((1, 1, 2, 2), 16, dtype=torch.int32), (1, 1, 4, 4)),
+     161002, "argmax[0,0,0,0]=16"),
+    (lambda: poolgrad.roi_pool_with_argmax_backward(torch.ones(1, 1, 2, 2), torch.zeros(1, 5),
+                                                    torch.zeros(1, 1, 2, 2, dtype=torch.int64), (1, 1, 4, 4)),
+     161002, "argmax dtype"),
+    (lambda: poolgrad.roi_pool_with_argmax(None, torch.zeros(1, 5), 2, 1.0), 161001, "x"),
+])
+def test_errors(call, status, needle):
+    with pytest.raises(poolgrad.PoolgradError) as e:
+        call()
+    assert e.value.status == status
+    assert needle in str(e.value)
