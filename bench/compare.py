@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """poolgrad against PyTorch / torchvision, in one process, on the same tensors and thread counts.
 
-Writes bench-results/results.json, docs/performance.md and docs/performance.png.
+Writes docs/performance.json, docs/performance.md and docs/performance.png.
 Usage: .venv/bin/python bench/compare.py --build build [--threads 1 2] [--only ID ...] [--reps 10]
 """
 import argparse
@@ -256,11 +256,9 @@ def main():
                           f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    res_dir = ROOT / "bench-results"
-    res_dir.mkdir(exist_ok=True)
-    (res_dir / "results.json").write_text(json.dumps(dict(bandwidth_gbs=bws, results=results), indent=1))
+    (out / "performance.json").write_text(json.dumps(dict(bandwidth_gbs=bws, results=results), indent=1))
     render(results, bws, out / "performance.md", out / "performance.png")
-    print("wrote", out / "performance.md", out / "performance.png", res_dir / "results.json")
+    print("wrote", out / "performance.md", out / "performance.png", out / "performance.json")
 
 
 if __name__ == "__main__":

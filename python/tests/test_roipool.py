@@ -50,7 +50,7 @@ def _naive(x, rois, ph, pw, sh, sw):
     f = np.float32
     for i in range(r):
         b, x1, y1, x2, y2 = (f(v) for v in rois[i])
-        b = int(math.trunc(b))
+        b = int(math.trunc(float(b)))
         xs, ys, xe, ye = x1 * f(sw), y1 * f(sh), (x2 + f(1)) * f(sw), (y2 + f(1)) * f(sh)
         if (x2 - x1 + f(1)) * f(sw) <= 0 or (y2 - y1 + f(1)) * f(sh) <= 0:
             continue
