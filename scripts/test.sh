@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the C++ suite (Release), the same suite under AddressSanitizer +
-# UndefinedBehaviorSanitizer, and the Python package's pytest suite.
+# UndefinedBehaviorSanitizer and under ThreadSanitizer, the examples under valgrind, and the
+# Python package's pytest suite. Fuzzing is scripts/fuzz.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/deps.sh"
@@ -16,6 +17,22 @@ cmake -S "$root" -B "$root/build-san" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPOOLGR
 cmake --build "$root/build-san"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$root/build-san" -j"$jobs" --output-on-failure
+
+echo "== C++ tests under ThreadSanitizer (kernels serial, API called from many threads)"
+cmake -S "$root" -B "$root/build-tsan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPOOLGRAD_TSAN=ON \
+  -DPOOLGRAD_OPENMP=OFF >/dev/null
+cmake --build "$root/build-tsan"
+TSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$root/build-tsan" -j"$jobs" --output-on-failure \
+  -E install_and_consume
+
+if command -v valgrind >/dev/null; then
+  echo "== Examples under valgrind memcheck"
+  for ex in max_pool2d_with_indices_backward roi_pooling_with_arg_max roi_pooling_grad_with_arg_max; do
+    OMP_NUM_THREADS=1 valgrind --quiet --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
+      "$root/build/examples/example_$ex" >/dev/null
+    echo "valgrind: examples/$ex clean"
+  done
+fi
 
 echo "== Python package (pip install . into .venv, then pytest)"
 bash "$root/scripts/venv.sh"

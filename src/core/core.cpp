@@ -1,7 +1,10 @@
 // poolgrad core: errors, dtype helpers, tensor handles, executors, threads.
 #include "core.h"
 
+#ifdef POOLGRAD_WITH_OPENMP
 #include <omp.h>
+#endif
+#include <thread>
 
 #include <algorithm>
 #include <atomic>
@@ -297,7 +300,11 @@ int default_threads() {
     long v = std::strtol(env, &end, 10);
     if (end && *end == '\0' && v >= 1 && v <= 1024) return static_cast<int>(v);
   }
+#ifdef POOLGRAD_WITH_OPENMP
   int n = omp_get_num_procs();
+#else
+  int n = static_cast<int>(std::thread::hardware_concurrency());
+#endif
   return n >= 1 ? n : 1;
 }
 std::atomic<int> g_threads{0};
@@ -320,6 +327,7 @@ void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)> &fn, in
     fn(0, n);
     return;
   }
+#ifdef POOLGRAD_WITH_OPENMP
 #pragma omp parallel num_threads(t)
   {
     int64_t nt = omp_get_num_threads();
@@ -327,6 +335,14 @@ void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)> &fn, in
     int64_t b = n * id / nt, e = n * (id + 1) / nt;
     if (b < e) fn(b, e);
   }
+#else
+  // Without OpenMP the chunks run one after another: each item's result does not depend on the
+  // split, so the answer is the same.
+  for (int64_t id = 0; id < t; ++id) {
+    int64_t b = n * id / t, e = n * (id + 1) / t;
+    if (b < e) fn(b, e);
+  }
+#endif
 }
 
 }  // namespace poolgrad

@@ -1,5 +1,6 @@
 #include "simd.h"
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include <cstring>
@@ -11,8 +12,19 @@ namespace poolgrad {
 namespace {
 
 bool detect() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  const bool f16c = (c >> 29) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
+  if (!f16c || !osxsave || !avx) return false;
+  unsigned xlo, xhi;
+  __asm__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+  if ((xlo & 6) != 6) return false;  // the OS saves the YMM state
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  return (b >> 5) & 1;  // AVX2
+#else
+  return false;
+#endif
 }
 
 template <class S, class F>
@@ -86,6 +98,7 @@ bool cpu_has_avx2() {
 }
 
 void row_to_f32(aclDataType dtype, const void *src, int64_t stride, int64_t n, float *dst) {
+  if (n <= 0) return;
   if (dtype == ACL_FLOAT) {
     if (stride == 1)
       std::memcpy(dst, src, static_cast<size_t>(n) * 4);
@@ -106,6 +119,7 @@ void row_to_f32(aclDataType dtype, const void *src, int64_t stride, int64_t n, f
 
 void row_from_f32(aclDataType dtype, const float *src, void *dst, int64_t stride, int64_t n,
                   bool nontemporal) {
+  if (n <= 0) return;
   if (dtype == ACL_FLOAT) {
     float *d = static_cast<float *>(dst);
     if (stride == 1 && cpu_has_avx2()) {

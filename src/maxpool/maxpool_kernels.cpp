@@ -31,7 +31,7 @@ typedef int32_t i8 __attribute__((vector_size(32)));
 
 #define LOADF8(dst, ptr) std::memcpy(&(dst), (ptr), sizeof(f8))
 // The vector code is compiled twice, for AVX2 and for the baseline, and picked at load time.
-#if defined(__x86_64__) && !defined(__clang__)
+#if defined(__x86_64__) && !defined(__clang__) && !defined(POOLGRAD_NO_CLONES)
 #define POOLGRAD_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define POOLGRAD_CLONES

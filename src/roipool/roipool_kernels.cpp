@@ -187,7 +187,7 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
   for (int64_t item = ib; item < ie; ++item) {
     const int64_t b = item / nblocks, c0 = (item % nblocks) * cb;
     const int64_t cn = std::min(cb, p.c - c0);
-    std::memset(acc.data(), 0, static_cast<size_t>(cn * ps) * 4);
+    if (cn * ps > 0) std::memset(acc.data(), 0, static_cast<size_t>(cn * ps) * 4);
     for (int64_t k = start[b]; k < start[b + 1]; ++k) {
       const int64_t r = order[k];
       if (k + 1 < start[b + 1]) {
@@ -258,7 +258,7 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
         }
       }
     }
-    for (int64_t c = c0; c < c0 + cn; ++c) {
+    for (int64_t c = c0; c < c0 + cn && hw > 0; ++c) {  // hw == 0: gradInputRef has no elements
       const float *plane = acc.data() + (c - c0) * ps;
       if (gx.plane_dense()) {
         row_from_f32(p.dtype, plane, elem(gx, esz, b, c, 0, 0), 1, hw, nt);

@@ -1,0 +1,68 @@
+// libFuzzer target: aclnnMaxPool2dWithIndices (FUZZ_BACKWARD=0) or ...Backward (1), phase 1 and 2.
+#include "aclnnop/aclnn_max_pool2d_with_indices.h"
+#include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#include "fuzz_common.h"
+#include "poolgrad/poolgrad.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  fz::Reader r{data, size};
+  poolgradSetNumThreads(1 + r.pick(3));
+  const aclDataType dt = fz::float_dtype(r);
+  static const aclDataType kIdx[] = {ACL_INT64, ACL_INT32, ACL_INT64, ACL_FLOAT};
+  const aclDataType idt = kIdx[r.pick(4)];
+  const aclFormat fmt = fz::format(r);
+  static const int kRank[] = {4, 4, 3, 2, 5};
+  const int rank = kRank[r.pick(5)];
+  const int64_t n = r.small(0, 3), c = r.small(0, 4), h = r.small(0, 9), w = r.small(0, 9);
+  std::vector<int64_t> k = fz::int_array(r), s = fz::int_array(r), p = fz::int_array(r), d = fz::int_array(r);
+  if (r.pick(3) == 0) s.clear();
+  const bool ceil = r.u8() & 1;
+  const bool nhwc = fmt == ACL_FORMAT_NHWC;
+  auto shape = [&](int64_t hh, int64_t ww) {
+    std::vector<int64_t> v = nhwc ? std::vector<int64_t>{hh, ww, c} : std::vector<int64_t>{c, hh, ww};
+    if (rank >= 4) v.insert(v.begin(), n);
+    if (rank == 5) v.insert(v.begin(), 1);
+    if (rank == 2) v.erase(v.begin());
+    return v;
+  };
+  auto pair = [](const std::vector<int64_t> &v, int i, int64_t dflt) {
+    return v.empty() ? dflt : v[v.size() == 2 ? i : 0];
+  };
+  int64_t ho = poolgradPoolOutputSize(h, pair(k, 0, 1), pair(s, 0, pair(k, 0, 1)), pair(p, 0, 0), pair(d, 0, 1), ceil);
+  int64_t wo = poolgradPoolOutputSize(w, pair(k, 1, 1), pair(s, 1, pair(k, 1, 1)), pair(p, 1, 0), pair(d, 1, 1), ceil);
+  ho = std::max<int64_t>(std::min<int64_t>(ho, 16), 0) + (r.pick(16) == 0 ? 1 : 0);
+  wo = std::max<int64_t>(std::min<int64_t>(wo, 16), 0);
+  auto x = fz::make(r, shape(h, w), dt, fmt);
+  aclIntArray *ka = aclCreateIntArray(k.data(), k.size()), *sa = aclCreateIntArray(s.data(), s.size()),
+              *pa = aclCreateIntArray(p.data(), p.size()), *da = aclCreateIntArray(d.data(), d.size());
+  const int64_t hw = h * w;
+  if (FUZZ_BACKWARD) {
+    auto gy = fz::make(r, shape(ho, wo), r.pick(8) ? dt : fz::float_dtype(r), fmt);
+    auto idx = fz::make(r, shape(ho, wo), idt, r.pick(8) ? fmt : fz::format(r));
+    auto gx = fz::make(r, shape(h, w), dt, fmt);
+    if (gy->t) for (int64_t i = 0; i < gy->numel(); ++i) gy->set_float(i, r.f32());
+    if (idx->t) for (int64_t i = 0; i < idx->numel(); ++i) idx->set_int(i, fz::index_value(r, hw));
+    fz::run(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy->t, x->t, idx->t, ka, sa, pa, da, ceil,
+                                                                   gx->t, ws, ex);
+        },
+        [&](void *wsp, uint64_t ws, aclOpExecutor *ex) {
+          return aclnnMaxPool2dWithIndicesBackward(wsp, ws, ex, nullptr);
+        });
+  } else {
+    if (x->t) for (int64_t i = 0; i < x->numel(); ++i) x->set_float(i, r.f32());
+    auto out = fz::make(r, shape(ho, wo), r.pick(8) ? dt : fz::float_dtype(r), fmt);
+    auto idx = fz::make(r, shape(ho, wo), idt, fmt);
+    fz::run(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x->t, ka, sa, pa, da, ceil, out->t, idx->t, ws, ex);
+        },
+        [&](void *wsp, uint64_t ws, aclOpExecutor *ex) { return aclnnMaxPool2dWithIndices(wsp, ws, ex, nullptr); });
+  }
+  aclDestroyIntArray(ka);
+  aclDestroyIntArray(sa);
+  aclDestroyIntArray(pa);
+  aclDestroyIntArray(da);
+  return 0;
+}
