@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
@@ -52,11 +53,27 @@ std::string format(const char *fmt, ...) {
   return s;
 }
 
+LogLevel log_level() {
+  static const LogLevel level = [] {
+    const char *v = std::getenv("POOLGRAD_LOG");
+    if (v && (std::strcmp(v, "info") == 0 || std::strcmp(v, "INFO") == 0)) return LogLevel::kInfo;
+    if (v && (std::strcmp(v, "error") == 0 || std::strcmp(v, "ERROR") == 0)) return LogLevel::kError;
+    return LogLevel::kOff;
+  }();
+  return level;
+}
+
+static void log_error(aclnnStatus status) {
+  if (log_level() != LogLevel::kOff)
+    std::fprintf(stderr, "poolgrad: error %d: %s\n", static_cast<int>(status), t_last_error.c_str());
+}
+
 void set_error(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   t_last_error = vformat(fmt, ap);
   va_end(ap);
+  log_error(0);
 }
 
 aclnnStatus fail(aclnnStatus status, const char *fmt, ...) {
@@ -64,6 +81,7 @@ aclnnStatus fail(aclnnStatus status, const char *fmt, ...) {
   va_start(ap, fmt);
   t_last_error = vformat(fmt, ap);
   va_end(ap);
+  log_error(status);
   return status;
 }
 
@@ -245,12 +263,18 @@ std::unordered_set<aclOpExecutor *> &live_executors() {
 }
 }  // namespace
 
-aclOpExecutor *new_executor(const char *api, std::function<aclnnStatus()> run,
-                            uint64_t workspace_size) {
+std::string describe(const char *name, const aclTensor *t) {
+  return format("%s=%s%s/%s", name, dtype_name(t->view.dtype), dims_str(t->view.dims).c_str(),
+                format_name(t->view.format));
+}
+
+aclOpExecutor *new_executor(const char *api, std::function<aclnnStatus(const char **)> run,
+                            std::string trace, uint64_t workspace_size) {
   auto *e = new (std::nothrow) aclOpExecutor();
   if (!e) return nullptr;
   e->api = api;
   e->run = std::move(run);
+  e->trace = std::move(trace);
   e->workspace_size = workspace_size;
   std::lock_guard<std::mutex> lock(g_exec_mutex);
   live_executors().insert(e);
@@ -281,7 +305,20 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
               "%s: workspaceSize must be >= %" PRIu64 " (asked for by phase 1), but got %" PRIu64,
               api, executor->workspace_size, workspace_size);
   } else if (executor->run) {
-    st = executor->run();
+    const char *kernel = "none";
+    if (trace_info()) {
+      const auto t0 = std::chrono::steady_clock::now();
+      st = executor->run(&kernel);
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      std::fprintf(stderr, "poolgrad: %s %s kernel=%s threads=%d time=%.3fms status=%d\n", api,
+                   executor->trace.c_str(), kernel, num_threads(), ms, static_cast<int>(st));
+    } else {
+      st = executor->run(&kernel);
+    }
+  } else if (trace_info()) {
+    std::fprintf(stderr, "poolgrad: %s %s kernel=none (empty) time=0.000ms status=0\n", api,
+                 executor->trace.c_str());
   }
   if (!executor->repeatable) {
     std::lock_guard<std::mutex> lock(g_exec_mutex);

@@ -19,6 +19,11 @@ aclnnStatus fail(aclnnStatus status, const char *fmt, ...) __attribute__((format
 std::string take_error();
 std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+// ---- trace (POOLGRAD_LOG=info|error; off by default) -------------------------------------------
+enum class LogLevel { kOff = 0, kError = 1, kInfo = 2 };
+LogLevel log_level();  // read once from the environment
+inline bool trace_info() { return log_level() == LogLevel::kInfo; }
+
 // ---- dtypes -----------------------------------------------------------------------------------
 float half_to_float(uint16_t h);
 uint16_t float_to_half(float f);
@@ -85,15 +90,19 @@ struct aclOpExecutor {
   const char *api = "";
   bool repeatable = false;
   uint64_t workspace_size = 0;
-  std::function<aclnnStatus()> run;  // empty: nothing to do (an empty batch)
+  // Runs the kernel and names the path it took (for the trace). Empty: nothing to do.
+  std::function<aclnnStatus(const char **kernel)> run;
+  std::string trace;  // the call's description, filled only when POOLGRAD_LOG=info
 };
 
 namespace poolgrad {
 
 // Executors live in a registry so that phase 2 can tell a live executor from a consumed or
 // destroyed one (a common caller mistake) instead of reading freed memory.
-aclOpExecutor *new_executor(const char *api, std::function<aclnnStatus()> run,
-                            uint64_t workspace_size = 0);
+aclOpExecutor *new_executor(const char *api, std::function<aclnnStatus(const char **)> run,
+                            std::string trace = std::string(), uint64_t workspace_size = 0);
+// "name=FLOAT[2,3,4,4]/NCHW" for the trace.
+std::string describe(const char *name, const aclTensor *t);
 // The common phase 2: checks the executor and workspace, runs, consumes a single-use executor.
 aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_size,
                          aclOpExecutor *executor, aclrtStream stream);

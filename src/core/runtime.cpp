@@ -10,6 +10,7 @@
 
 #include "acl/acl.h"
 #include "core.h"
+#include "profile.h"
 
 using poolgrad::set_error;
 
@@ -97,6 +98,7 @@ aclError aclInit(const char *configPath) {
     set_error("aclInit: already initialized");
     return ACL_ERROR_REPEAT_INITIALIZE;
   }
+  if (!poolgrad::load_soc_from_env()) return ACL_ERROR_INVALID_PARAM;  // unknown POOLGRAD_SOC
   g_initialized = true;
   return ACL_SUCCESS;
 }

@@ -4,6 +4,7 @@
 #include <climits>
 
 #include "../core/core.h"
+#include "../core/profile.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "maxpool_kernels.h"
@@ -102,6 +103,41 @@ aclnnStatus geometry(const char *api, const aclTensor *self, const aclIntArray *
   return ACLNN_SUCCESS;
 }
 
+// ---- the product profile's rules (spec/products.md) ----
+aclnnStatus check_profile_dtypes(const char *api, const char *name, aclDataType dt,
+                                 const MaxPoolRules &rules) {
+  if (!allowed(rules.data, dt))
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %s is not supported on %s (%s)", api, name,
+                dtype_name(dt), soc_name(current_soc()), rules.data_text);
+  return ACLNN_SUCCESS;
+}
+aclnnStatus check_profile_index(const char *api, aclDataType dt, const MaxPoolRules &rules) {
+  if (!allowed(rules.index, dt))
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype %s is not supported on %s (%s)", api,
+                dtype_name(dt), soc_name(current_soc()), rules.index_text);
+  return ACLNN_SUCCESS;
+}
+aclnnStatus check_profile_format(const char *api, aclFormat f, const MaxPoolRules &rules) {
+  if (!rules.nhwc && f == ACL_FORMAT_NHWC)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: format NHWC is not supported on %s", api,
+                soc_name(current_soc()));
+  return ACLNN_SUCCESS;
+}
+aclnnStatus check_profile_dilation(const char *api, const PoolAttrs &a, const MaxPoolRules &rules) {
+  if (!rules.any_dilation && (a.dh != 1 || a.dw != 1))
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: dilation must be 1 on both axes on %s, but got [%" PRId64 ",%" PRId64 "]", api,
+                soc_name(current_soc()), a.dh, a.dw);
+  return ACLNN_SUCCESS;
+}
+
+std::string attrs_trace(const PoolAttrs &a) {
+  return format("kernelSize=[%" PRId64 ",%" PRId64 "] stride=[%" PRId64 ",%" PRId64 "] padding=[%" PRId64
+                ",%" PRId64 "] dilation=[%" PRId64 ",%" PRId64 "] ceil=%d profile=%s",
+                a.kh, a.kw, a.sh, a.sw, a.ph, a.pw, a.dh, a.dw, a.ceil ? 1 : 0,
+                soc_name(current_soc()));
+}
+
 }  // namespace
 
 extern "C" {
@@ -111,6 +147,7 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
     const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode, aclTensor *out,
     aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor) {
   const char *api = kFwd;
+  aclnnStatus st;
   // 1-2: null pointers.
   if (!workspaceSize) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
   if (!executor) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
@@ -123,23 +160,28 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
   for (const auto &x : ptrs)
     if (!x.p) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, x.name);
   // 3: dtypes.
+  const MaxPoolRules &rules = maxpool_rules(false);
   const aclDataType dt = self->view.dtype;
   if (!is_pool_dtype(dt))
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: self dtype must be FLOAT, FLOAT16 or BF16, but got %s",
                 api, dtype_name(dt));
+  if ((st = check_profile_dtypes(api, "self", dt, rules))) return st;
   if (out->view.dtype != dt)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: out dtype must equal self dtype %s, but got %s", api,
                 dtype_name(dt), dtype_name(out->view.dtype));
   if (indices->view.dtype != ACL_INT32 && indices->view.dtype != ACL_INT64)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT32 or INT64, but got %s", api,
                 dtype_name(indices->view.dtype));
+  if ((st = check_profile_index(api, indices->view.dtype, rules))) return st;
   // 4: formats and ranks.
-  aclnnStatus st = check_formats(api, {{"self", self}, {"out", out}},
-                                 {{"self", self}, {"out", out}, {"indices", indices}});
+  st = check_formats(api, {{"self", self}, {"out", out}},
+                     {{"self", self}, {"out", out}, {"indices", indices}});
   if (st) return st;
+  if ((st = check_profile_format(api, self->view.format, rules))) return st;
   // 5: shapes and attributes.
   Geometry g;
   if ((st = geometry(api, self, kernelSize, stride, padding, dilation, ceilMode, &g))) return st;
+  if ((st = check_profile_dilation(api, g.a, rules))) return st;
   if ((st = check_same_shape(api, "out", out, g.out_dims, "the pooled shape of self"))) return st;
   if ((st = check_same_shape(api, "indices", indices, out->view.dims, "the shape of out"))) return st;
   if (indices->view.dtype == ACL_INT32 && g.h * g.w > INT32_MAX)
@@ -149,7 +191,7 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
   if ((st = check_data(api, {{"self", self}, {"out", out}, {"indices", indices}}))) return st;
   *workspaceSize = 0;
   // 6: an empty batch is a no-op.
-  std::function<aclnnStatus()> run;
+  std::function<aclnnStatus(const char **)> run;
   if (g.n > 0) {
     MaxPoolParams p;
     p.n = g.n;
@@ -165,12 +207,16 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
                    ix = to_nchw(indices->view, g.nhwc);
     const bool serial =
         !view_is_non_overlapping(out->view) || !view_is_non_overlapping(indices->view);
-    run = [p, x, o, ix, serial]() {
-      maxpool_forward(p, x, o, ix, serial);
+    run = [p, x, o, ix, serial](const char **kernel) {
+      *kernel = maxpool_forward(p, x, o, ix, serial);
       return ACLNN_SUCCESS;
     };
   }
-  *executor = new_executor(api, std::move(run));
+  std::string trace;
+  if (trace_info())
+    trace = describe("self", self) + " " + describe("out", out) + " " + describe("indices", indices) +
+            " " + attrs_trace(g.a);
+  *executor = new_executor(api, std::move(run), std::move(trace));
   if (!*executor) return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor", api);
   return ACLNN_SUCCESS;
 }
@@ -196,10 +242,13 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
               {"dilation", dilation},     {"gradInput", gradInput}};
   for (const auto &x : ptrs)
     if (!x.p) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, x.name);
+  const MaxPoolRules &rules = maxpool_rules(true);
   const aclDataType dt = self->view.dtype;
+  aclnnStatus st;
   if (!is_pool_dtype(dt))
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: self dtype must be FLOAT, FLOAT16 or BF16, but got %s",
                 api, dtype_name(dt));
+  if ((st = check_profile_dtypes(api, "self", dt, rules))) return st;
   if (gradOutput->view.dtype != dt)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput dtype must equal self dtype %s, but got %s",
                 api, dtype_name(dt), dtype_name(gradOutput->view.dtype));
@@ -209,15 +258,17 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
   if (indices->view.dtype != ACL_INT32 && indices->view.dtype != ACL_INT64)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT32 or INT64, but got %s", api,
                 dtype_name(indices->view.dtype));
-  aclnnStatus st =
-      check_formats(api, {{"self", self}, {"gradOutput", gradOutput}, {"gradInput", gradInput}},
+  if ((st = check_profile_index(api, indices->view.dtype, rules))) return st;
+  st = check_formats(api, {{"self", self}, {"gradOutput", gradOutput}, {"gradInput", gradInput}},
                     {{"gradOutput", gradOutput},
                      {"self", self},
                      {"indices", indices},
                      {"gradInput", gradInput}});
   if (st) return st;
+  if ((st = check_profile_format(api, self->view.format, rules))) return st;
   Geometry g;
   if ((st = geometry(api, self, kernelSize, stride, padding, dilation, ceilMode, &g))) return st;
+  if ((st = check_profile_dilation(api, g.a, rules))) return st;
   if ((st = check_same_shape(api, "gradInput", gradInput, self->view.dims, "the shape of self")))
     return st;
   if ((st = check_same_shape(api, "gradOutput", gradOutput, g.out_dims,
@@ -229,7 +280,7 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
   if ((st = check_data(api, {{"gradOutput", gradOutput}, {"indices", indices}, {"gradInput", gradInput}})))
     return st;
   *workspaceSize = 0;
-  std::function<aclnnStatus()> run;
+  std::function<aclnnStatus(const char **)> run;
   if (g.n > 0) {
     MaxPoolParams p;
     p.n = g.n;
@@ -248,8 +299,8 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
     const bool serial = !view_is_non_overlapping(gradInput->view);
     const bool nhwc = g.nhwc;
     const int rank = gradOutput->view.rank();
-    run = [p, gy, ix, gx, serial, nhwc, rank]() {
-      BadIndex bad = maxpool_backward(p, gy, ix, gx, serial);
+    run = [p, gy, ix, gx, serial, nhwc, rank](const char **kernel) {
+      BadIndex bad = maxpool_backward(p, gy, ix, gx, serial, kernel);
       if (bad.plane >= 0) {
         const int64_t n = bad.plane / p.c, c = bad.plane % p.c;
         std::string pos = rank == 4 ? format("%" PRId64 ",", n) : std::string();
@@ -262,7 +313,12 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
       return ACLNN_SUCCESS;
     };
   }
-  *executor = new_executor(api, std::move(run));
+  std::string trace;
+  if (trace_info())
+    trace = describe("gradOutput", gradOutput) + " " + describe("self", self) + " " +
+            describe("indices", indices) + " " + describe("gradInput", gradInput) + " " +
+            attrs_trace(g.a);
+  *executor = new_executor(api, std::move(run), std::move(trace));
   if (!*executor) return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor", api);
   return ACLNN_SUCCESS;
 }

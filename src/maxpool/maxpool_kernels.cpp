@@ -386,20 +386,22 @@ bool channels_last(const Strided4 &t) { return t.c > 1 && t.sc == 1; }
 
 }  // namespace
 
-void maxpool_forward(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                     const Strided4 &indices, bool serial) {
+const char *maxpool_forward(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                            const Strided4 &indices, bool serial) {
   const int threads = serial ? 1 : 0;
   if (channels_last(x) && channels_last(out) && channels_last(indices)) {
     parallel_for(p.n * p.ho, [&](int64_t b, int64_t e) { forward_cl_range(p, x, out, indices, b, e); },
                  threads);
-  } else {
-    parallel_for(p.n * p.c, [&](int64_t b, int64_t e) { forward_plane_range(p, x, out, indices, b, e); },
-                 threads);
+    return serial ? "forward-channels-last(serial)" : "forward-channels-last";
   }
+  parallel_for(p.n * p.c, [&](int64_t b, int64_t e) { forward_plane_range(p, x, out, indices, b, e); },
+               threads);
+  return serial ? "forward-planes(serial)" : "forward-planes";
 }
 
 BadIndex maxpool_backward(const MaxPoolParams &p, const Strided4 &grad_out,
-                          const Strided4 &indices, const Strided4 &grad_in, bool serial) {
+                          const Strided4 &indices, const Strided4 &grad_in, bool serial,
+                          const char **kernel) {
   const int threads = serial ? 1 : num_threads();
   // Streaming stores only where gradInput has no aliasing (serial means it may).
   const bool nt = !serial;
@@ -421,12 +423,14 @@ BadIndex maxpool_backward(const MaxPoolParams &p, const Strided4 &grad_out,
       cb = std::min(cb, p.c);
     }
     const int64_t items = p.n * ((p.c + cb - 1) / cb);
+    *kernel = serial ? "backward-channels-last(serial)" : "backward-channels-last";
     parallel_for(items, [&](int64_t b, int64_t e) {
       BadTracker bt;
       backward_cl_range(p, grad_out, indices, grad_in, cb, b, e, nt, &bt);
       collect(bt);
     }, threads);
   } else {
+    *kernel = serial ? "backward-planes(serial)" : "backward-planes";
     parallel_for(p.n * p.c, [&](int64_t b, int64_t e) {
       BadTracker bt;
       backward_plane_range(p, grad_out, indices, grad_in, b, e, nt, &bt);

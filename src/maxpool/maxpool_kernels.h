@@ -22,11 +22,13 @@ struct BadIndex {
 };
 
 // serial: run on one thread (out or indices may alias themselves).
-void maxpool_forward(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                     const Strided4 &indices, bool serial);
+// Returns the name of the kernel path taken (for the trace).
+const char *maxpool_forward(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                            const Strided4 &indices, bool serial);
 
 // serial: run on one thread (gradInput may alias itself). Returns the first bad index.
 BadIndex maxpool_backward(const MaxPoolParams &p, const Strided4 &grad_out,
-                          const Strided4 &indices, const Strided4 &grad_in, bool serial);
+                          const Strided4 &indices, const Strided4 &grad_in, bool serial,
+                          const char **kernel);
 
 }  // namespace poolgrad

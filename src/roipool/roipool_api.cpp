@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "../core/core.h"
+#include "../core/profile.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
 #include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
 #include "roipool_kernels.h"
@@ -62,6 +63,9 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
   const char *api = kFwd;
   if (!workspaceSize) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
   if (!executor) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
+  if (!roi_rules().available)
+    return fail(ACLNN_ERR_RUNTIME_ERROR, "%s: this operator is not available on %s (Ascend950 only)",
+                api, soc_name(current_soc()));
   const Named all[] = {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}};
   for (const Named &t : all)
     if (!t.t) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, t.name);
@@ -115,7 +119,7 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
   aclnnStatus st = check_data(api, {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}});
   if (st) return st;
   *workspaceSize = 0;
-  std::function<aclnnStatus()> run;
+  std::function<aclnnStatus(const char **)> run;
   if (x->view.numel() > 0 && R > 0) {
     RoiParams p;
     p.n = xs.n;
@@ -131,14 +135,22 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
     const Strided2 rs = to2(rois->view);
     const Strided4 ys = to_nchw(y->view, false), as = to_nchw(argmax->view, false);
     const bool serial = !view_is_non_overlapping(y->view) || !view_is_non_overlapping(argmax->view);
-    run = [p, xs, rs, ys, as, serial]() {
+    run = [p, xs, rs, ys, as, serial](const char **kernel) {
       RoiDataError e = roi_check_batch(p, rs);
       if (e.kind) return data_error(kFwd, e, p.h * p.w, p.n);
       roipool_forward(p, xs, rs, ys, as, serial);
+      *kernel = serial ? "roi-forward-channel-major(serial)" : "roi-forward-channel-major";
       return ACLNN_SUCCESS;
     };
   }
-  *executor = new_executor(api, std::move(run));
+  std::string trace;
+  if (trace_info())
+    trace = describe("x", x) + " " + describe("rois", rois) + " " + describe("y", y) + " " +
+            describe("argmax", argmax) +
+            format(" pooled=[%" PRId64 ",%" PRId64 "] spatial_scale=[%g,%g] profile=%s", pooled_h,
+                   pooled_w, static_cast<double>(spatial_scale_h),
+                   static_cast<double>(spatial_scale_w), soc_name(current_soc()));
+  *executor = new_executor(api, std::move(run), std::move(trace));
   if (!*executor) return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor", api);
   return ACLNN_SUCCESS;
 }
@@ -155,6 +167,9 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
   const char *api = kBwd;
   if (!workspaceSize) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
   if (!executor) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
+  if (!roi_rules().available)
+    return fail(ACLNN_ERR_RUNTIME_ERROR, "%s: this operator is not available on %s (Ascend950 only)",
+                api, soc_name(current_soc()));
   const Named all[] = {
       {"gradOutput", gradOutput}, {"gradInputRef", gradInputRef}, {"rois", rois}, {"argmax", argmax}};
   for (const Named &t : all)
@@ -223,12 +238,13 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
   *workspaceSize = 0;
   const Strided4 gx = to_nchw(gradInputRef->view, false);
   const bool serial = !view_is_non_overlapping(gradInputRef->view);
-  std::function<aclnnStatus()> run;
+  std::function<aclnnStatus(const char **)> run;
   if (gradOutput->view.numel() == 0) {
     // The gradient of an empty sum: zeros (CANN leaves gradInputRef untouched).
     if (gradInputRef->view.numel() > 0)
-      run = [gx, dt]() {
+      run = [gx, dt](const char **kernel) {
         zero_fill(gx, dt);
+        *kernel = "zero-fill";
         return ACLNN_SUCCESS;
       };
   } else {
@@ -243,7 +259,8 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
     p.dtype = dt;
     const Strided2 rs = to2(rois->view);
     const Strided4 gy = to_nchw(gradOutput->view, false), as = to_nchw(argmax->view, false);
-    run = [p, gy, rs, as, gx, serial]() {
+    run = [p, gy, rs, as, gx, serial](const char **kernel) {
+      *kernel = serial ? "roi-backward-batch-channel-blocks(serial)" : "roi-backward-batch-channel-blocks";
       RoiDataError e = roi_check_batch(p, rs);
       if (e.kind) return data_error(kBwd, e, p.h * p.w, p.n);
       e = roipool_backward(p, gy, rs, as, gx, serial);
@@ -251,7 +268,13 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
       return ACLNN_SUCCESS;
     };
   }
-  *executor = new_executor(api, std::move(run));
+  std::string trace;
+  if (trace_info())
+    trace = describe("gradOutput", gradOutput) + " " + describe("gradInputRef", gradInputRef) + " " +
+            describe("rois", rois) + " " + describe("argmax", argmax) +
+            format(" pooled=[%" PRId64 ",%" PRId64 "] profile=%s", pooledH, pooledW,
+                   soc_name(current_soc()));
+  *executor = new_executor(api, std::move(run), std::move(trace));
   if (!*executor) return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor", api);
   return ACLNN_SUCCESS;
 }
