@@ -37,4 +37,4 @@ fi
 echo "== Python package (pip install . into .venv, then pytest)"
 bash "$root/scripts/venv.sh"
 "$root/.venv/bin/pip" install --quiet --no-build-isolation "$root"
-(cd "$root/python/tests" && "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider .)
+(cd "$root/python/tests" && PATH="$root/.venv/bin:$PATH" "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider .)

@@ -1,0 +1,116 @@
+"""The `poolgrad golden` and `poolgrad compare` commands, end to end (subprocesses)."""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+import poolgrad
+
+
+def run(*args, cwd=None):
+    exe = shutil.which("poolgrad") or None
+    cmd = [exe, *args] if exe else [sys.executable, "-m", "poolgrad", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+
+
+def test_console_script_is_installed():
+    assert shutil.which("poolgrad") is not None or os.environ.get("POOLGRAD_NO_SCRIPT")
+    r = run("--help")
+    assert r.returncode == 0 and "golden" in r.stdout and "examples:" in r.stdout
+    r = run("golden", "--help")
+    for opt in ("--input", "--grad-output", "--indices", "--rois", "--argmax", "--kernel", "--stride",
+                "--padding", "--dilation", "--ceil", "--index-dtype", "--output-size", "--spatial-scale",
+                "--input-shape", "--out-dir", "--out-format", "--threads", "examples:"):
+        assert opt in r.stdout, opt
+
+
+def test_golden_max_pool_npy_and_bin(tmp_path):
+    x = np.random.default_rng(0).standard_normal((2, 3, 9, 9)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = run("golden", "max-pool2d", "--input", str(tmp_path / "x.npy"), "--kernel", "3", "--stride", "2",
+            "--padding", "1", "--ceil", "--out-dir", str(tmp_path / "g"))
+    assert r.returncode == 0, r.stderr
+    out = np.load(tmp_path / "g" / "out.npy")
+    idx = np.load(tmp_path / "g" / "indices.npy")
+    ref, ref_idx = torch.nn.functional.max_pool2d(torch.from_numpy(x), 3, 2, 1, ceil_mode=True, return_indices=True)
+    np.testing.assert_array_equal(out, ref.numpy())
+    np.testing.assert_array_equal(idx, ref_idx.numpy())
+    # The backward from raw .bin float16 inputs, written as .bin.
+    gy = np.ones(out.shape, np.float16)
+    gy.tofile(tmp_path / "gy.bin")
+    x.astype(np.float16).tofile(tmp_path / "x16.bin")
+    shape = ",".join(map(str, out.shape))
+    r = run("golden", "max-pool2d-backward", "--grad-output", f"{tmp_path / 'gy.bin'}:float16:{shape}",
+            "--input", f"{tmp_path / 'x16.bin'}:float16:2,3,9,9", "--indices", str(tmp_path / "g" / "indices.npy"),
+            "--kernel", "3", "--stride", "2", "--padding", "1", "--ceil", "--out-dir", str(tmp_path / "b"),
+            "--out-format", "bin")
+    assert r.returncode == 0, r.stderr
+    gx = np.fromfile(tmp_path / "b" / "grad_input.bin", np.float16).reshape(x.shape)
+    assert float(gx.astype(np.float32).sum()) == float(gy.size)
+    # compare: identical passes, a changed element fails with its position
+    r = run("compare", f"{tmp_path / 'b' / 'grad_input.bin'}:float16:2,3,9,9",
+            f"{tmp_path / 'b' / 'grad_input.bin'}:float16:2,3,9,9")
+    assert r.returncode == 0 and "PASS" in r.stdout and "mismatches 0" in r.stdout
+    gx2 = gx.copy()
+    gx2[1, 2, 3, 4] += 1
+    np.save(tmp_path / "gx2.npy", gx2)
+    r = run("compare", str(tmp_path / "gx2.npy"), f"{tmp_path / 'b' / 'grad_input.bin'}:float16:2,3,9,9")
+    assert r.returncode == 1
+    assert "mismatches 1" in r.stdout and "first mismatch at [1, 2, 3, 4]" in r.stdout
+    # tolerance overridable
+    r = run("compare", str(tmp_path / "gx2.npy"), f"{tmp_path / 'b' / 'grad_input.bin'}:float16:2,3,9,9",
+            "--atol", "1.5")
+    assert r.returncode == 0
+
+
+def test_golden_roi_pool_and_backward(tmp_path):
+    x = np.random.default_rng(1).standard_normal((2, 4, 12, 10)).astype(np.float32)
+    rois = np.array([[0, 0, 0, 15, 20], [1, 4, 4, 9, 9]], np.float32)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "rois.npy", rois)
+    r = run("golden", "roi-pool", "--input", str(tmp_path / "x.npy"), "--rois", str(tmp_path / "rois.npy"),
+            "--output-size", "3", "--spatial-scale", "0.5", "--out-dir", str(tmp_path / "g"))
+    assert r.returncode == 0, r.stderr
+    y = np.load(tmp_path / "g" / "y.npy")
+    am = np.load(tmp_path / "g" / "argmax.npy")
+    ry, ram = poolgrad.roi_pool_with_argmax(x, rois, 3, 0.5)
+    np.testing.assert_array_equal(y, ry)
+    np.testing.assert_array_equal(am, ram)
+    np.save(tmp_path / "gy.npy", np.ones_like(y))
+    r = run("golden", "roi-pool-backward", "--grad-output", str(tmp_path / "gy.npy"), "--rois",
+            str(tmp_path / "rois.npy"), "--argmax", str(tmp_path / "g" / "argmax.npy"), "--input-shape",
+            "2,4,12,10", "--out-dir", str(tmp_path / "b"))
+    assert r.returncode == 0, r.stderr
+    gx = np.load(tmp_path / "b" / "grad_input.npy")
+    assert gx.shape == x.shape and gx.sum() == (am >= 0).sum()
+    r = run("compare", str(tmp_path / "g" / "argmax.npy"), str(tmp_path / "g" / "argmax.npy"))
+    assert r.returncode == 0 and "dtype int32" in r.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["golden", "max-pool2d", "--input", "/nonexistent.npy", "--kernel", "2", "--out-dir", "o"], "no such file"),
+    (["golden", "max-pool2d", "--kernel", "2", "--out-dir", "o"], "needs --input"),
+    (["golden", "max-pool2d", "--input", "BAD", "--kernel", "2", "--out-dir", "o"], "no such file"),
+    (["golden", "max-pool2d", "--input", "{raw}:float32:1,1,4,5", "--kernel", "2", "--out-dir", "o"], "needs 20"),
+    (["golden", "max-pool2d", "--input", "{raw}", "--kernel", "2", "--out-dir", "o"], "needs its dtype and shape"),
+    (["golden", "max-pool2d", "--input", "{raw}:complex7:1,1,4,4", "--kernel", "2", "--out-dir", "o"], "unknown dtype"),
+    (["golden", "max-pool2d", "--input", "{raw}:float32:1,1,4,4", "--kernel", "2", "--padding", "3",
+      "--out-dir", "o"], "[161002]"),
+    (["golden", "max-pool2d", "--input", "{txt}", "--kernel", "2", "--out-dir", "o"], "not a readable .npy"),
+    (["compare", "{raw}:float32:1,1,4,4", "{raw}:float32:16"], "shapes differ"),
+])
+def test_errors_are_one_line(tmp_path, args, needle):
+    raw = tmp_path / "x.bin"
+    np.zeros(16, np.float32).tofile(raw)
+    txt = tmp_path / "x.npy"
+    txt.write_text("not numpy")
+    args = [a.replace("{raw}", str(raw)).replace("{txt}", str(txt)) for a in args]
+    r = run(*args, cwd=tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert needle in r.stderr
+    assert "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
