@@ -263,6 +263,22 @@ std::unordered_set<aclOpExecutor *> &live_executors() {
 }
 }  // namespace
 
+aclnnStatus make_executor(const char *api, std::function<aclnnStatus(const char **)> run,
+                          std::string trace, uint64_t *workspace_size, aclOpExecutor **executor) {
+  *workspace_size = 0;
+  *executor = new_executor(api, std::move(run), std::move(trace));
+  if (!*executor) return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor", api);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus check_data(const char *api, std::initializer_list<Named> all) {
+  for (const Named &x : all)
+    if (x.t->view.numel() > 0 && x.t->view.data == nullptr)
+      return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must have data (tensorData is null)", api,
+                  x.name);
+  return ACLNN_SUCCESS;
+}
+
 std::string describe(const char *name, const aclTensor *t) {
   return format("%s=%s%s/%s", name, dtype_name(t->view.dtype), dims_str(t->view.dims).c_str(),
                 format_name(t->view.format));

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,17 @@ namespace poolgrad {
 // destroyed one (a common caller mistake) instead of reading freed memory.
 aclOpExecutor *new_executor(const char *api, std::function<aclnnStatus(const char **)> run,
                             std::string trace = std::string(), uint64_t workspace_size = 0);
+// The end of every phase 1: workspace 0, an executor running `run` (empty: nothing to do).
+aclnnStatus make_executor(const char *api, std::function<aclnnStatus(const char **)> run,
+                          std::string trace, uint64_t *workspace_size, aclOpExecutor **executor);
+
+struct Named {
+  const char *name;
+  const aclTensor *t;
+};
+// 161001 for a tensor that has elements but no data address.
+aclnnStatus check_data(const char *api, std::initializer_list<Named> all);
+
 // "name=FLOAT[2,3,4,4]/NCHW" for the trace.
 std::string describe(const char *name, const aclTensor *t);
 // The common phase 2: checks the executor and workspace, runs, consumes a single-use executor.

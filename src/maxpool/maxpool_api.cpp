@@ -19,10 +19,6 @@ const char *const kBwd = "aclnnMaxPool2dWithIndicesBackward";
 
 bool is_pool_dtype(aclDataType t) { return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16; }
 
-struct Named {
-  const char *name;
-  const aclTensor *t;
-};
 
 aclnnStatus check_formats(const char *api, std::initializer_list<Named> same_format,
                           std::initializer_list<Named> all) {
@@ -53,13 +49,6 @@ aclnnStatus check_same_shape(const char *api, const char *name, const aclTensor 
   return ACLNN_SUCCESS;
 }
 
-aclnnStatus check_data(const char *api, std::initializer_list<Named> all) {
-  for (const Named &x : all)
-    if (x.t->view.numel() > 0 && x.t->view.data == nullptr)
-      return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must have data (tensorData is null)", api,
-                  x.name);
-  return ACLNN_SUCCESS;
-}
 
 // Shared shape work: self's (N, C, H, W), the attributes, the output shape in self's layout.
 struct Geometry {
@@ -67,6 +56,19 @@ struct Geometry {
   int64_t n = 1, c = 0, h = 0, w = 0, ho = 0, wo = 0;
   PoolAttrs a;
   std::vector<int64_t> out_dims;
+  MaxPoolParams params(aclDataType dt, aclDataType idt) const {
+    MaxPoolParams p;
+    p.n = n;
+    p.c = c;
+    p.h = h;
+    p.w = w;
+    p.ho = ho;
+    p.wo = wo;
+    p.a = a;
+    p.dtype = dt;
+    p.index_dtype = idt;
+    return p;
+  }
 };
 
 aclnnStatus geometry(const char *api, const aclTensor *self, const aclIntArray *kernel,
@@ -189,20 +191,10 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
                 "%s: indices dtype INT32 requires H*W <= %d, but got H*W=%" PRId64 "; use INT64",
                 api, INT32_MAX, g.h * g.w);
   if ((st = check_data(api, {{"self", self}, {"out", out}, {"indices", indices}}))) return st;
-  *workspaceSize = 0;
   // 6: an empty batch is a no-op.
   std::function<aclnnStatus(const char **)> run;
   if (g.n > 0) {
-    MaxPoolParams p;
-    p.n = g.n;
-    p.c = g.c;
-    p.h = g.h;
-    p.w = g.w;
-    p.ho = g.ho;
-    p.wo = g.wo;
-    p.a = g.a;
-    p.dtype = dt;
-    p.index_dtype = indices->view.dtype;
+    const MaxPoolParams p = g.params(dt, indices->view.dtype);
     const Strided4 x = to_nchw(self->view, g.nhwc), o = to_nchw(out->view, g.nhwc),
                    ix = to_nchw(indices->view, g.nhwc);
     const bool serial =
@@ -216,9 +208,7 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
   if (trace_info())
     trace = describe("self", self) + " " + describe("out", out) + " " + describe("indices", indices) +
             " " + attrs_trace(g.a);
-  *executor = new_executor(api, std::move(run), std::move(trace));
-  if (!*executor) return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor", api);
-  return ACLNN_SUCCESS;
+  return make_executor(api, std::move(run), std::move(trace), workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithIndices(void *workspace, uint64_t workspaceSize,
@@ -279,19 +269,9 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
     return st;
   if ((st = check_data(api, {{"gradOutput", gradOutput}, {"indices", indices}, {"gradInput", gradInput}})))
     return st;
-  *workspaceSize = 0;
   std::function<aclnnStatus(const char **)> run;
   if (g.n > 0) {
-    MaxPoolParams p;
-    p.n = g.n;
-    p.c = g.c;
-    p.h = g.h;
-    p.w = g.w;
-    p.ho = g.ho;
-    p.wo = g.wo;
-    p.a = g.a;
-    p.dtype = dt;
-    p.index_dtype = indices->view.dtype;
+    const MaxPoolParams p = g.params(dt, indices->view.dtype);
     const Strided4 gy = to_nchw(gradOutput->view, g.nhwc), ix = to_nchw(indices->view, g.nhwc),
                    gx = to_nchw(gradInput->view, g.nhwc);
     // A gradInput view whose elements share storage is written on one thread, in plane order,
@@ -318,9 +298,7 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
     trace = describe("gradOutput", gradOutput) + " " + describe("self", self) + " " +
             describe("indices", indices) + " " + describe("gradInput", gradInput) + " " +
             attrs_trace(g.a);
-  *executor = new_executor(api, std::move(run), std::move(trace));
-  if (!*executor) return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor", api);
-  return ACLNN_SUCCESS;
+  return make_executor(api, std::move(run), std::move(trace), workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithIndicesBackward(void *workspace, uint64_t workspaceSize,

@@ -223,6 +223,23 @@ POOLGRAD_CLONES void forward_cl_range(const MaxPoolParams &p, const Strided4 &x,
       const int64_t ws = ow * a.sw - a.pw;
       int64_t q0, q1;
       tap_range(ws, a.kw, a.dw, p.w, &q0, &q1);
+      // Channels [c0, C) one at a time (the tail after the vectors; planes too large for 32-bit
+      // vector indices).
+      auto scalar_channels = [&](int64_t c0) {
+        for (int64_t c = c0; c < C; ++c) {
+          bool first = true;
+          for (int64_t m = m0; m < m1; ++m)
+            for (int64_t q = q0; q < q1; ++q) {
+              const int64_t iw = ws + q * a.dw;
+              const float v = rowp[m][iw * C + c];
+              if (first || v > best[c] || v != v) {
+                best[c] = v;
+                bidx[c] = (hs + m * a.dh) * p.w + iw;
+                first = false;
+              }
+            }
+        }
+      };
       if (m1 <= m0 || q1 <= q0) {  // no input element in the window
         for (int64_t c = 0; c < C; ++c) {
           best[c] = -std::numeric_limits<float>::infinity();
@@ -257,33 +274,9 @@ POOLGRAD_CLONES void forward_cl_range(const MaxPoolParams &p, const Strided4 &x,
           std::memcpy(bidx32.data() + c, &bi, sizeof bi);
           for (int k = 0; k < 8; ++k) bidx[c + k] = bidx32[c + k];
         }
-        for (; c < C; ++c) {
-          bool first = true;
-          for (int64_t m = m0; m < m1; ++m)
-            for (int64_t q = q0; q < q1; ++q) {
-              const int64_t iw = ws + q * a.dw;
-              const float v = rowp[m][iw * C + c];
-              if (first || v > best[c] || v != v) {
-                best[c] = v;
-                bidx[c] = (hs + m * a.dh) * p.w + iw;
-                first = false;
-              }
-            }
-        }
+        scalar_channels(c);
       } else {
-        for (int64_t c = 0; c < C; ++c) {
-          bool first = true;
-          for (int64_t m = m0; m < m1; ++m)
-            for (int64_t q = q0; q < q1; ++q) {
-              const int64_t iw = ws + q * a.dw;
-              const float v = rowp[m][iw * C + c];
-              if (first || v > best[c] || v != v) {
-                best[c] = v;
-                bidx[c] = (hs + m * a.dh) * p.w + iw;
-                first = false;
-              }
-            }
-        }
+        scalar_channels(0);
       }
       row_from_f32(p.dtype, best.data(), elem(out, esz, n, 0, oh, ow), 1, C, false);
       if (p.index_dtype == ACL_INT64 && idx.sc == 1) {

@@ -37,18 +37,7 @@ aclnnStatus data_error(const char *api, const RoiDataError &e, int64_t hw, int64
               api, e.roi, e.c, e.ph, e.pw, static_cast<int64_t>(e.value), hw);
 }
 
-struct Named {
-  const char *name;
-  const aclTensor *t;
-};
 
-aclnnStatus check_data(const char *api, std::initializer_list<Named> all) {
-  for (const Named &x : all)
-    if (x.t->view.numel() > 0 && x.t->view.data == nullptr)
-      return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must have data (tensorData is null)", api,
-                  x.name);
-  return ACLNN_SUCCESS;
-}
 
 }  // namespace
 
@@ -118,7 +107,6 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
                 xs.h * xs.w);
   aclnnStatus st = check_data(api, {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}});
   if (st) return st;
-  *workspaceSize = 0;
   std::function<aclnnStatus(const char **)> run;
   if (x->view.numel() > 0 && R > 0) {
     RoiParams p;
@@ -150,9 +138,7 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
             format(" pooled=[%" PRId64 ",%" PRId64 "] spatial_scale=[%g,%g] profile=%s", pooled_h,
                    pooled_w, static_cast<double>(spatial_scale_h),
                    static_cast<double>(spatial_scale_w), soc_name(current_soc()));
-  *executor = new_executor(api, std::move(run), std::move(trace));
-  if (!*executor) return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor", api);
-  return ACLNN_SUCCESS;
+  return make_executor(api, std::move(run), std::move(trace), workspaceSize, executor);
 }
 
 aclnnStatus aclnnRoiPoolingWithArgMax(void *workspace, uint64_t workspaceSize,
@@ -235,7 +221,6 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
   aclnnStatus st = check_data(api, {{"gradOutput", gradOutput}, {"gradInputRef", gradInputRef},
                                     {"rois", rois}, {"argmax", argmax}});
   if (st) return st;
-  *workspaceSize = 0;
   const Strided4 gx = to_nchw(gradInputRef->view, false);
   const bool serial = !view_is_non_overlapping(gradInputRef->view);
   std::function<aclnnStatus(const char **)> run;
@@ -274,9 +259,7 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
             describe("rois", rois) + " " + describe("argmax", argmax) +
             format(" pooled=[%" PRId64 ",%" PRId64 "] profile=%s", pooledH, pooledW,
                    soc_name(current_soc()));
-  *executor = new_executor(api, std::move(run), std::move(trace));
-  if (!*executor) return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor", api);
-  return ACLNN_SUCCESS;
+  return make_executor(api, std::move(run), std::move(trace), workspaceSize, executor);
 }
 
 aclnnStatus aclnnRoiPoolingGradWithArgMax(void *workspace, uint64_t workspaceSize,
