@@ -28,7 +28,8 @@ TSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$root/build-tsan" -j"$jobs" --out
 if command -v valgrind >/dev/null; then
   echo "== Examples under valgrind memcheck"
   for ex in max_pool2d_with_indices_backward roi_pooling_with_arg_max roi_pooling_grad_with_arg_max; do
-    OMP_NUM_THREADS=1 valgrind --quiet --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
+    POOLGRAD_NUM_THREADS=1 valgrind --quiet --error-exitcode=3 --leak-check=full --show-possibly-lost=no \
+      --errors-for-leak-kinds=definite \
       "$root/build/examples/example_$ex" >/dev/null
     echo "valgrind: examples/$ex clean"
   done
