@@ -70,6 +70,30 @@ struct IA {
   ~IA() { aclDestroyIntArray(a); }
 };
 
+// The timed loop: phase 2 on a repeatable executor, or phase 1 + phase 2 per iteration.
+template <class P1, class P2>
+bool time_phases(benchmark::State &state, P1 phase1, P2 phase2, bool with_phase1) {
+  aclOpExecutor *rep = nullptr;
+  if (!with_phase1) {
+    if (phase1(&rep) != 0) {
+      state.SkipWithError(aclGetRecentErrMsg());
+      return false;
+    }
+    aclSetAclOpExecutorRepeatable(rep);
+  }
+  for (auto _ : state) {
+    if (with_phase1) {
+      aclOpExecutor *e;
+      phase1(&e);
+      phase2(e);
+    } else {
+      phase2(rep);
+    }
+  }
+  if (rep) aclDestroyAclOpExecutor(rep);
+  return true;
+}
+
 struct MaxRow {
   const char *id;
   int64_t n, c, h, w, k, s, p, d;
@@ -124,24 +148,7 @@ void maxpool(benchmark::State &state, const MaxRow &r, bool backward, aclDataTyp
     return backward ? aclnnMaxPool2dWithIndicesBackward(nullptr, 0, e, nullptr)
                     : aclnnMaxPool2dWithIndices(nullptr, 0, e, nullptr);
   };
-  aclOpExecutor *rep = nullptr;
-  if (!with_phase1) {
-    if (phase1(&rep) != 0) {
-      state.SkipWithError(aclGetRecentErrMsg());
-      return;
-    }
-    aclSetAclOpExecutorRepeatable(rep);
-  }
-  for (auto _ : state) {
-    if (with_phase1) {
-      aclOpExecutor *e;
-      phase1(&e);
-      phase2(e);
-    } else {
-      phase2(rep);
-    }
-  }
-  if (rep) aclDestroyAclOpExecutor(rep);
+  if (!time_phases(state, phase1, phase2, with_phase1)) return;
   const size_t bytes = backward ? gy.buf->bytes + idx.buf->bytes + gx.buf->bytes
                                 : x.buf->bytes + out.buf->bytes + idx.buf->bytes;
   state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
@@ -197,21 +204,7 @@ void roi(benchmark::State &state, const RoiRow &w, bool backward, bool with_phas
     return backward ? aclnnRoiPoolingGradWithArgMax(nullptr, 0, e, nullptr)
                     : aclnnRoiPoolingWithArgMax(nullptr, 0, e, nullptr);
   };
-  aclOpExecutor *rep = nullptr;
-  if (!with_phase1) {
-    phase1(&rep);
-    aclSetAclOpExecutorRepeatable(rep);
-  }
-  for (auto _ : state) {
-    if (with_phase1) {
-      aclOpExecutor *e;
-      phase1(&e);
-      phase2(e);
-    } else {
-      phase2(rep);
-    }
-  }
-  if (rep) aclDestroyAclOpExecutor(rep);
+  if (!time_phases(state, phase1, phase2, with_phase1)) return;
   const size_t bytes = backward ? gy.buf->bytes + am.buf->bytes + rois.buf->bytes + gx.buf->bytes
                                 : x.buf->bytes + rois.buf->bytes + y.buf->bytes + am.buf->bytes;
   state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());

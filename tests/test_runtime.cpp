@@ -229,17 +229,32 @@ TEST(Executors, RepeatableRunsManyTimesAndHandlesMayGoFirst) {
   delete idx;
 }
 
-TEST(Executors, SingleUseIsConsumed) {
+TEST(Executors, SingleUseIsConsumedAndMisuseIsDetected) {
   HostTensor x({1, 1, 2, 2}, ACL_FLOAT), out({1, 1, 1, 1}, ACL_FLOAT), idx({1, 1, 1, 1}, ACL_INT32);
   IntArray k({2}), s({}), p({0}), d({1});
   uint64_t ws;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
-            ACLNN_SUCCESS);
-  // Destroying the tensor handles between the phases is allowed.
+  auto phase1 = [&] {
+    return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex);
+  };
+  ASSERT_EQ(phase1(), ACLNN_SUCCESS);
   ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  // Run twice, destroy after the run: the consumed executor is detected, not read.
   EXPECT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
   EXPECT_NE(last_msg().find("not a live executor"), std::string::npos);
+  EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(last_msg().find("not a live executor"), std::string::npos);
+  // Destroyed before running: run and set-repeatable are refused.
+  ASSERT_EQ(phase1(), ACLNN_SUCCESS);
+  ASSERT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
+  EXPECT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(aclSetAclOpExecutorRepeatable(ex), ACLNN_ERR_PARAM_INVALID);
+  last_msg();
+  // A workspace larger than asked is fine (poolgrad asks for 0 bytes).
+  char scratch[64];
+  ASSERT_EQ(phase1(), ACLNN_SUCCESS);
+  EXPECT_EQ(ws, 0u);
+  EXPECT_EQ(aclnnMaxPool2dWithIndices(scratch, sizeof scratch, ex, nullptr), ACLNN_SUCCESS);
 }
 
 TEST(Executors, TensorHandlesDestroyedBetweenPhases) {
