@@ -190,21 +190,19 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
     if (cn * ps > 0) std::memset(acc.data(), 0, static_cast<size_t>(cn * ps) * 4);
     for (int64_t k = start[b]; k < start[b + 1]; ++k) {
       const int64_t r = order[k];
-      if (k + 1 < start[b + 1]) {
-        // The next ROI's block of gradOutput and argmax starts a new stream; ask for its first
-        // lines early.
-        const int64_t rn = order[k + 1];
-        __builtin_prefetch(elem(gy, esz, rn, c0, 0, 0));
-        __builtin_prefetch(elem(am, 4, rn, c0, 0, 0));
-        __builtin_prefetch(elem(gy, esz, rn, c0, 0, 0) + 64);
-        __builtin_prefetch(elem(am, 4, rn, c0, 0, 0) + 64);
-      }
       int64_t c = c0;
       if (flat) {
         // Four channels at a time: four independent chains of adds, so that bins sharing one
         // argmax (small ROIs) do not serialise the loop on store-to-load latency. Each plane still
         // sums in bin order.
+        const int64_t rn = k + 1 < start[b + 1] ? order[k + 1] : -1;
         for (; c + 4 <= c0 + cn; c += 4) {
+          if (rn >= 0) {
+            // The same four channels of the next ROI: a separate stream, fetched one ROI ahead.
+            const char *gn = elem(gy, esz, rn, c, 0, 0), *an = elem(am, 4, rn, c, 0, 0);
+            for (int64_t off = 0; off < 4 * bins * esz; off += 64) __builtin_prefetch(gn + off);
+            for (int64_t off = 0; off < 4 * bins * 4; off += 64) __builtin_prefetch(an + off);
+          }
           const float *gv[4];
           const int32_t *av[4];
           float *pl[4];
