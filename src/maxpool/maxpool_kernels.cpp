@@ -320,11 +320,33 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
                           const Strided4 &gx, int64_t pb, int64_t pe, bool nt, BadTracker *bt) {
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
   const int64_t hw = p.h * p.w;
-  std::vector<float> acc(static_cast<size_t>(hw)), grow(static_cast<size_t>(p.wo));
+  // gradOutput and indices planes that are dense row-major are scattered as one run of ho*wo
+  // values (one call a plane instead of one a row: small planes are dominated by per-row work).
+  const bool whole = gy.plane_dense() && idx.plane_dense() && gy.sh == p.wo && idx.sh == p.wo;
+  const int64_t run = whole ? p.ho * p.wo : p.wo;
+  // Streaming stores pay off for planes of some size; small ones are cheaper through the cache
+  // (measured: 14x14 planes 25% faster with plain stores, 128x128 planes 25% slower).
+  const bool plane_nt = nt && hw * esz >= 8192;
+  std::vector<float> acc(static_cast<size_t>(hw)), grow(static_cast<size_t>(run));
   for (int64_t pl = pb; pl < pe; ++pl) {
     const int64_t n = pl / p.c, c = pl % p.c;
     std::memset(acc.data(), 0, static_cast<size_t>(hw) * 4);
-    for (int64_t oh = 0; oh < p.ho; ++oh) {
+    if (whole) {
+      const float *g = grow.data();
+      if (p.dtype == ACL_FLOAT)
+        g = reinterpret_cast<const float *>(elem(gy, 4, n, c, 0, 0));
+      else
+        row_to_f32(p.dtype, elem(gy, esz, n, c, 0, 0), 1, run, grow.data());
+      const char *ix = elem(idx, isz, n, c, 0, 0);
+      BadTracker local;
+      if (p.index_dtype == ACL_INT32)
+        scatter_row<int32_t>(acc.data(), g, ix, 1, run, hw, pl, 0, &local);
+      else
+        scatter_row<int64_t>(acc.data(), g, ix, 1, run, hw, pl, 0, &local);
+      if (local.bad.plane >= 0)  // position k of the run is (k / wo, k % wo)
+        bt->note(pl, local.bad.ow / p.wo, local.bad.ow % p.wo, local.bad.value);
+    }
+    for (int64_t oh = 0; oh < p.ho && !whole; ++oh) {
       row_to_f32(p.dtype, elem(gy, esz, n, c, oh, 0), gy.sw, p.wo, grow.data());
       const char *ix = elem(idx, isz, n, c, oh, 0);
       if (p.index_dtype == ACL_INT32)
@@ -333,13 +355,13 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
         scatter_row<int64_t>(acc.data(), grow.data(), ix, idx.sw, p.wo, hw, pl, oh, bt);
     }
     if (gx.plane_dense()) {
-      row_from_f32(p.dtype, acc.data(), elem(gx, esz, n, c, 0, 0), 1, hw, nt);
+      row_from_f32(p.dtype, acc.data(), elem(gx, esz, n, c, 0, 0), 1, hw, plane_nt);
     } else {
       for (int64_t h = 0; h < p.h; ++h)
-        row_from_f32(p.dtype, acc.data() + h * p.w, elem(gx, esz, n, c, h, 0), gx.sw, p.w, nt);
+        row_from_f32(p.dtype, acc.data() + h * p.w, elem(gx, esz, n, c, h, 0), gx.sw, p.w, plane_nt);
     }
   }
-  if (nt) stream_fence();
+  if (plane_nt) stream_fence();
 }
 
 // Channels-last: items are (n, channel block); acc holds the block's planes interleaved
