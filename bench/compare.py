@@ -24,6 +24,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def timeit(fn, reps, warmup=2):
+    # Let the other side's idle OpenMP workers (PyTorch's and poolgrad's runtimes both spin for a
+    # while after a parallel region) go to sleep, so that neither measurement pays for the other.
+    time.sleep(0.2)
     for _ in range(warmup):
         fn()
     ts = []
