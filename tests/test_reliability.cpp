@@ -89,6 +89,44 @@ TEST(Overflow, AllocationBeyondMemory) {
   EXPECT_EQ(p, nullptr);
 }
 
+TEST(Overflow, ScratchBeyondMemoryIsAStatusNotACrash) {
+  // Planes of 2^40 elements as zero-stride views (one element of storage): accepted by phase 1
+  // as CANN would, refused by phase 2 before any allocation, with ACLNN_ERR_INNER and a message.
+  const int64_t big = int64_t(1) << 20, half = big / 2;
+  int64_t xd[] = {1, 1, big, big}, od[] = {1, 1, half, half}, zs[] = {0, 0, 0, 0}, one[] = {1};
+  float fx = 0, fo = 0, fg = 0, fgx = 0;
+  int64_t ix = 0;
+  aclTensor *x = aclCreateTensor(xd, 4, ACL_FLOAT, zs, 0, ACL_FORMAT_NCHW, one, 1, &fx);
+  aclTensor *out = aclCreateTensor(od, 4, ACL_FLOAT, zs, 0, ACL_FORMAT_NCHW, one, 1, &fo);
+  aclTensor *idx = aclCreateTensor(od, 4, ACL_INT64, zs, 0, ACL_FORMAT_NCHW, one, 1, &ix);
+  aclTensor *gy = aclCreateTensor(od, 4, ACL_FLOAT, zs, 0, ACL_FORMAT_NCHW, one, 1, &fg);
+  aclTensor *gx = aclCreateTensor(xd, 4, ACL_FLOAT, zs, 0, ACL_FORMAT_NCHW, one, 1, &fgx);
+  ASSERT_TRUE(x && out && idx && gy && gx);
+  IntArray k({2}), s({2}), p({0}), d({1});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, out, idx, &ws, &ex), ACLNN_SUCCESS);
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_ERR_INNER,
+                    "aclnnMaxPool2dWithIndices", "bytes of scratch memory");
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy, x, idx, k, s, p, d, false, gx, &ws, &ex),
+            ACLNN_SUCCESS);
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_ERR_INNER,
+                    "aclnnMaxPool2dWithIndicesBackward", "bytes of scratch memory");
+  // RoI backward onto such a plane.
+  int64_t gd[] = {1, 1, 1, 1}, rd[] = {1, 5}, rs[] = {5, 1}, five[] = {5}, gs[] = {1, 1, 1, 1};
+  float rois[5] = {0, 0, 0, 1, 1}, g1 = 1;
+  int32_t a1 = 0;
+  aclTensor *rg = aclCreateTensor(gd, 4, ACL_FLOAT, gs, 0, ACL_FORMAT_ND, one, 1, &g1);
+  aclTensor *ra = aclCreateTensor(gd, 4, ACL_INT32, gs, 0, ACL_FORMAT_ND, one, 1, &a1);
+  aclTensor *rr = aclCreateTensor(rd, 2, ACL_FLOAT, rs, 0, ACL_FORMAT_ND, five, 1, rois);
+  aclTensor *rgx = aclCreateTensor(xd, 4, ACL_FLOAT, zs, 0, ACL_FORMAT_ND, one, 1, &fgx);
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(rg, rgx, rr, ra, 1, 1, 1.0, &ws, &ex), ACLNN_SUCCESS)
+      << last_msg();
+  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr), ACLNN_ERR_INNER,
+                    "aclnnRoiPoolingGradWithArgMax", "bytes of scratch memory");
+  for (aclTensor *t : {x, out, idx, gy, gx, rg, ra, rr, rgx}) aclDestroyTensor(t);
+}
+
 // ---- regressions from fuzzing --------------------------------------------------------------------
 TEST(FuzzRegression, RoiBackwardWithEmptyGradInputPlane) {
   // gradInputRef with W = 0 (no elements): -1 everywhere succeeds, any other argmax is refused.

@@ -14,9 +14,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <new>
 #include <unordered_set>
+
+#include <unistd.h>
 
 #include "poolgrad/poolgrad.h"
 
@@ -322,15 +325,21 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
               api, executor->workspace_size, workspace_size);
   } else if (executor->run) {
     const char *kernel = "none";
-    if (trace_info()) {
-      const auto t0 = std::chrono::steady_clock::now();
-      st = executor->run(&kernel);
+    try {
+      if (trace_info()) {
+        const auto t0 = std::chrono::steady_clock::now();
+        st = executor->run(&kernel);
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      std::fprintf(stderr, "poolgrad: %s %s kernel=%s threads=%d time=%.3fms status=%d\n", api,
-                   executor->trace.c_str(), kernel, num_threads(), ms, static_cast<int>(st));
-    } else {
-      st = executor->run(&kernel);
+        std::fprintf(stderr, "poolgrad: %s %s kernel=%s threads=%d time=%.3fms status=%d\n", api,
+                     executor->trace.c_str(), kernel, num_threads(), ms, static_cast<int>(st));
+      } else {
+        st = executor->run(&kernel);
+      }
+    } catch (const std::bad_alloc &) {
+      st = fail(ACLNN_ERR_INNER, "%s: out of host memory for the kernel's scratch buffers", api);
+    } catch (const std::exception &e) {
+      st = fail(ACLNN_ERR_INNER, "%s: internal error: %s", api, e.what());
     }
   } else if (trace_info()) {
     std::fprintf(stderr, "poolgrad: %s %s kernel=none (empty) time=0.000ms status=0\n", api,
@@ -342,6 +351,22 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
     delete executor;
   }
   return st;
+}
+
+aclnnStatus check_scratch(const char *api, int64_t bytes) {
+  static const int64_t limit = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const int64_t phys =
+        pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : (int64_t(1) << 34);
+    return phys / 2;
+  }();
+  const int64_t total = bytes > INT64_MAX / 1024 ? INT64_MAX : bytes * num_threads();
+  if (bytes < 0 || total > limit)
+    return fail(ACLNN_ERR_INNER,
+                "%s: the kernel needs %" PRId64 " bytes of scratch memory per thread (%d threads), "
+                "more than half of the host's memory (%" PRId64 " bytes)",
+                api, bytes, num_threads(), limit * 2);
+  return ACLNN_SUCCESS;
 }
 
 // ---- threads ----------------------------------------------------------------------------------
@@ -381,13 +406,22 @@ void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)> &fn, in
     return;
   }
 #ifdef POOLGRAD_WITH_OPENMP
+  // An exception must not leave an OpenMP region: keep the first and rethrow it after.
+  std::exception_ptr error;
+  std::mutex m;
 #pragma omp parallel num_threads(t)
   {
     int64_t nt = omp_get_num_threads();
     int64_t id = omp_get_thread_num();
     int64_t b = n * id / nt, e = n * (id + 1) / nt;
-    if (b < e) fn(b, e);
+    try {
+      if (b < e) fn(b, e);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(m);
+      if (!error) error = std::current_exception();
+    }
   }
+  if (error) std::rethrow_exception(error);
 #else
   // Without OpenMP the chunks run one after another: each item's result does not depend on the
   // split, so the answer is the same.

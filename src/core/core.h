@@ -119,6 +119,10 @@ std::string describe(const char *name, const aclTensor *t);
 aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_size,
                          aclOpExecutor *executor, aclrtStream stream);
 
+// Phase-2 guard for the kernels' scratch memory: fails (ACLNN_ERR_INNER with a message) when
+// `bytes` per thread would not fit in the host's memory, instead of a failed allocation.
+aclnnStatus check_scratch(const char *api, int64_t bytes);
+
 // ---- threads ----------------------------------------------------------------------------------
 int num_threads();
 // Runs fn(begin, end) over [0, n) split into contiguous chunks, one per thread. The split

@@ -200,6 +200,10 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
     const bool serial =
         !view_is_non_overlapping(out->view) || !view_is_non_overlapping(indices->view);
     run = [p, x, o, ix, serial](const char **kernel) {
+      // The float plane, its column-phase split and row buffers.
+      const int64_t hw = p.h * p.w;
+      aclnnStatus s2 = check_scratch(kFwd, hw > INT64_MAX / 16 ? -1 : 8 * (hw + p.h * p.a.sw + p.w + 16));
+      if (s2) return s2;
       *kernel = maxpool_forward(p, x, o, ix, serial);
       return ACLNN_SUCCESS;
     };
@@ -280,6 +284,10 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
     const bool nhwc = g.nhwc;
     const int rank = gradOutput->view.rank();
     run = [p, gy, ix, gx, serial, nhwc, rank](const char **kernel) {
+      // One float accumulator plane (a channel block of them for channels-last views).
+      const int64_t hw = p.h * p.w;
+      aclnnStatus s2 = check_scratch(kBwd, hw > INT64_MAX / 256 ? -1 : 4 * (hw * 16 + p.ho * p.wo));
+      if (s2) return s2;
       BadIndex bad = maxpool_backward(p, gy, ix, gx, serial, kernel);
       if (bad.plane >= 0) {
         const int64_t n = bad.plane / p.c, c = bad.plane % p.c;

@@ -124,6 +124,10 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
     const Strided4 ys = to_nchw(y->view, false), as = to_nchw(argmax->view, false);
     const bool serial = !view_is_non_overlapping(y->view) || !view_is_non_overlapping(argmax->view);
     run = [p, xs, rs, ys, as, serial](const char **kernel) {
+      // Float copies of one channel's N planes.
+      const int64_t nhw = p.n * p.h * p.w;
+      aclnnStatus s2 = check_scratch(kFwd, nhw > INT64_MAX / 8 ? -1 : 4 * nhw);
+      if (s2) return s2;
       RoiDataError e = roi_check_batch(p, rs);
       if (e.kind) return data_error(kFwd, e, p.h * p.w, p.n);
       roipool_forward(p, xs, rs, ys, as, serial);
@@ -245,6 +249,10 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
     const Strided2 rs = to2(rois->view);
     const Strided4 gy = to_nchw(gradOutput->view, false), as = to_nchw(argmax->view, false);
     run = [p, gy, rs, as, gx, serial](const char **kernel) {
+      // At least one float accumulator plane per thread.
+      const int64_t hw = p.h * p.w;
+      aclnnStatus s2 = check_scratch(kBwd, hw > INT64_MAX / 8 ? -1 : 4 * (hw + 1));
+      if (s2) return s2;
       *kernel = serial ? "roi-backward-batch-channel-blocks(serial)" : "roi-backward-batch-channel-blocks";
       RoiDataError e = roi_check_batch(p, rs);
       if (e.kind) return data_error(kBwd, e, p.h * p.w, p.n);
