@@ -533,10 +533,9 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
                 dims_str(std::vector<int64_t>(storageDims, storageDims + storageDimsNum)).c_str());
       return nullptr;
     }
-    if (tensorData == nullptr && storage > 0) {
-      // CANN allows a null address for a description-only tensor; the ops reject it.
-    }
   }
+  // A null tensorData is accepted (CANN allows description-only tensors); the operators refuse
+  // it for a tensor whose data they read or write.
   auto *t = new (std::nothrow) aclTensor();
   if (!t) {
     set_error("%s: out of memory", api);

@@ -17,7 +17,6 @@
 #include <mutex>
 #include <vector>
 
-#include "../core/dtype_io.h"
 #include "../core/simd.h"
 
 namespace poolgrad {
