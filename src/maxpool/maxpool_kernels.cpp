@@ -36,6 +36,21 @@ typedef int32_t i8 __attribute__((vector_size(32)));
 #define POOLGRAD_CLONES
 #endif
 
+// One step of the window scan for 8 lanes: the first tap initialises, later taps replace the
+// running maximum when larger or NaN (first maximum wins, the last NaN wins).
+__attribute__((always_inline)) inline void max_step(f8 &best, i8 &idx, const f8 &v, const i8 &ti,
+                                                    bool &first) {
+  if (first) {
+    best = v;
+    idx = ti;
+    first = false;
+  } else {
+    const i8 take = (v > best) | (v != v);
+    best = take ? v : best;
+    idx = take ? ti : idx;
+  }
+}
+
 inline char *elem(const Strided4 &t, int64_t esz, int64_t n, int64_t c, int64_t h, int64_t w) {
   return t.base + (n * t.sn + c * t.sc + h * t.sh + w * t.sw) * esz;
 }
@@ -163,15 +178,7 @@ POOLGRAD_CLONES void forward_plane_range(const MaxPoolParams &p, const Strided4 
               const int32_t st = static_cast<int32_t>(a.sw);
               const i8 ti = {base, base + st, base + 2 * st, base + 3 * st,
                              base + 4 * st, base + 5 * st, base + 6 * st, base + 7 * st};
-              if (first) {
-                best = v;
-                bidx = ti;
-                first = false;
-              } else {
-                const i8 take = (v > best) | (v != v);
-                best = take ? v : best;
-                bidx = take ? ti : bidx;
-              }
+              max_step(best, bidx, v, ti, first);
             }
           }
           for (int k = 0; k < lanes; ++k) {
@@ -258,15 +265,7 @@ POOLGRAD_CLONES void forward_cl_range(const MaxPoolParams &p, const Strided4 &x,
               LOADF8(v, rowp[m] + iw * C + c);
               const int32_t t = static_cast<int32_t>(ih * p.w + iw);
               const i8 tv = {t, t, t, t, t, t, t, t};
-              if (first) {
-                bb = v;
-                bi = tv;
-                first = false;
-              } else {
-                const i8 take = (v > bb) | (v != v);
-                bb = take ? v : bb;
-                bi = take ? tv : bi;
-              }
+              max_step(bb, bi, v, tv, first);
             }
           }
           std::memcpy(best.data() + c, &bb, sizeof bb);
