@@ -319,6 +319,11 @@ TEST(RoiNumerics, RandomBackward) {
       {2, 3, 9, 11, 20, 2, 3, 1, 1},        {3, 4, 5, 5, 64, 7, 7, 1, 1},
       {2, 2, 6, 7, 15, 4, 4, 1, 1, ACL_FLOAT16}, {2, 3, 12, 9, 20, 2, 2, 1, 1, ACL_FLOAT, true},
       {4, 2, 4, 4, 1024, 2, 2, 1, 1},       {2, 2, 9, 5, 17, 3, 3, 1, 1, ACL_FLOAT16, true},
+      // Runs of 49 and 196 bins (the eight-wide scatter and its tail), channel counts that are not
+      // multiples of the channel block, uneven batches, many blocks per batch (64 x 64 planes).
+      {3, 41, 24, 30, 90, 7, 7, 1, 1},      {2, 9, 13, 17, 40, 14, 14, 1, 1},
+      {2, 13, 64, 64, 30, 7, 7, 1, 1},      {3, 11, 10, 12, 50, 7, 7, 1, 1, ACL_FLOAT16},
+      {2, 6, 9, 11, 30, 7, 7, 1, 1, ACL_FLOAT, true},
   };
   for (const RoiCase &k : cases) {
     run_backward_case(k, rng);
@@ -494,6 +499,40 @@ TEST(RoiBackwardContract, Phase2DataErrors) {
               ACLNN_SUCCESS);
     EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID, kBwd, needle);
     EXPECT_TRUE(gx.outside_view_untouched()) << kind;
+  }
+}
+
+// Bad argmax values inside runs of 49 bins: in the first lane of an eight-bin group, in its last
+// lane after a -1, and in the one-bin tail. The first bad one in (r, c, ph, pw) order is named.
+TEST(RoiBackwardContract, Phase2BadArgmaxInLongRuns) {
+  struct Bad {
+    int64_t pos, value;
+  };
+  const struct {
+    std::vector<Bad> bad;
+    const char *needle;
+  } variants[] = {
+      {{{1 * 49 + 8, 1000}, {2 * 49 + 3, 25}}, "argmax[0,1,1,1]=1000"},
+      {{{4 * 49 + 15, -7}, {5 * 49 + 0, 30}}, "argmax[1,1,2,1]=-7"},
+      {{{3 * 49 + 48, 25}, {4 * 49 + 1, -3}}, "argmax[1,0,6,6]=25"},
+      {{{2 * 49 + 48, INT32_MIN}}, "argmax[0,2,6,6]=-2147483648"},
+  };
+  for (const auto &v : variants) {
+    HostTensor gy({2, 3, 7, 7}, ACL_FLOAT, ACL_FORMAT_ND), am({2, 3, 7, 7}, ACL_INT32, ACL_FORMAT_ND),
+        rois({2, 5}, ACL_FLOAT, ACL_FORMAT_ND);
+    HostTensor gx = make_strided({1, 3, 5, 5}, {0, 1, 2, 3}, 1, 2, ACL_FLOAT, ACL_FORMAT_ND);
+    for (int64_t i = 0; i < gy.numel(); ++i) {
+      gy.set(i, 1.0f);
+      am.set_int(i, i % 11 == 5 ? -1 : i % 25);
+    }
+    am.set_int(4 * 49 + 14, -1);  // a -1 just before the bad value of the second variant
+    for (const Bad &b : v.bad) am.set_int(b.pos, b.value);
+    uint64_t ws;
+    aclOpExecutor *ex;
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 7, 7, 1.0, &ws, &ex),
+              ACLNN_SUCCESS);
+    EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID, kBwd, v.needle);
+    EXPECT_TRUE(gx.outside_view_untouched()) << v.needle;
   }
 }
 

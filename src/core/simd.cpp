@@ -3,6 +3,7 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "core.h"
@@ -13,6 +14,10 @@ namespace {
 
 bool detect() {
 #if defined(__x86_64__) || defined(__i386__)
+  // POOLGRAD_CPU_CAPABILITY=default keeps to the portable code (like PyTorch's
+  // ATEN_CPU_CAPABILITY): for comparing against it and for testing it on an AVX2 machine.
+  const char *cap = std::getenv("POOLGRAD_CPU_CAPABILITY");
+  if (cap && std::strcmp(cap, "default") == 0) return false;
   unsigned a, b, c, d;
   if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
   const bool f16c = (c >> 29) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;

@@ -253,7 +253,9 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
       const int64_t hw = p.h * p.w;
       aclnnStatus s2 = check_scratch(kBwd, hw > INT64_MAX / 8 ? -1 : 4 * (hw + 1));
       if (s2) return s2;
-      *kernel = serial ? "roi-backward-batch-channel-blocks(serial)" : "roi-backward-batch-channel-blocks";
+      *kernel = roi_backward_wide()
+                    ? (serial ? "roi-backward-batch-channel-blocks/avx2(serial)" : "roi-backward-batch-channel-blocks/avx2")
+                    : (serial ? "roi-backward-batch-channel-blocks(serial)" : "roi-backward-batch-channel-blocks");
       RoiDataError e = roi_check_batch(p, rs);
       if (e.kind) return data_error(kBwd, e, p.h * p.w, p.n);
       e = roipool_backward(p, gy, rs, as, gx, serial);

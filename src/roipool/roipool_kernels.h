@@ -38,6 +38,10 @@ void roipool_forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois
 RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
                               const Strided4 &argmax, const Strided4 &grad_in, bool serial);
 
+// Whether the backward scatters with the AVX2 runs (x86 with AVX2, unless
+// POOLGRAD_CPU_CAPABILITY=default); otherwise the portable four-channel loop.
+bool roi_backward_wide();
+
 // Zero-fills a (possibly strided) tensor seen as (n, c, h, w).
 void zero_fill(const Strided4 &t, aclDataType dtype);
 
