@@ -160,6 +160,31 @@ TEST(FuzzRegression, RoiBackwardWithNoChannelsOrNoPlane) {
   }
 }
 
+TEST(FuzzRegression, RoiBackwardEightBinRunsWithEmptyGradInput) {
+  // Found by fuzz_roi_backward (UBSan: offset 4 * (2^32 - 1) applied to the accumulator's null
+  // pointer): with H*W == 0 the vector range check of the eight-bin runs accepted every argmax,
+  // -1 included. 3x3 bins per channel so that a full run of eight is taken (the portable_kernels
+  // test runs this under POOLGRAD_CPU_CAPABILITY=default for the other path).
+  {
+    HostTensor gy({2, 3, 3, 3}, ACL_FLOAT, ACL_FORMAT_ND), am({2, 3, 3, 3}, ACL_INT32, ACL_FORMAT_ND),
+        rois({2, 5}, ACL_FLOAT, ACL_FORMAT_ND), gx({1, 3, 4, 0}, ACL_FLOAT, ACL_FORMAT_ND);
+    for (int64_t i = 0; i < am.numel(); ++i) {
+      am.set_int(i, -1);
+      gy.set(i, 1.0f);
+    }
+    uint64_t ws;
+    aclOpExecutor *ex;
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 3, 3, 1.0, &ws, &ex),
+              ACLNN_SUCCESS) << last_msg();
+    EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    am.set_int(3 * 9 + 4, 0);  // roi 1, channel 0, bin (1, 1): no position 0 in an empty plane
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 3, 3, 1.0, &ws, &ex),
+              ACLNN_SUCCESS);
+    EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID,
+                      "aclnnRoiPoolingGradWithArgMax", "argmax[1,0,1,1]=0");
+  }
+}
+
 // ---- concurrency -----------------------------------------------------------------------------------
 TEST(Concurrency, ManyThreadsOnIndependentTensors) {
   constexpr int kThreads = 8;

@@ -173,6 +173,9 @@ inline bool scatter_checked(float *plane, const float *g, const int32_t *a, int6
 // per bin than the scalar loop on Zen 2). Every add is still a scalar float add in k order.
 __attribute__((target("avx2"))) bool scatter_run_avx2(float *__restrict plane, const float *g,
                                                       const int32_t *a, int64_t n, int64_t hw) {
+  // hw == 0 (gradInputRef has no elements): hw - 1 would be UINT32_MAX and let every value,
+  // -1 included, through the unsigned range check; the scalar loop accepts nothing.
+  if (hw <= 0) return scatter_checked(plane, g, a, n, hw);
   const __m256i last = _mm256_set1_epi32(static_cast<int>(hw - 1));
   bool ok = true;
   int64_t k = 0;
