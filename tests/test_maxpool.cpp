@@ -433,7 +433,10 @@ HostTensor make(const Cfg &c, const std::vector<int64_t> &dims, aclDataType dt, 
 }
 
 // Runs forward then backward through the C API and compares with the naive reference.
-void run_case(const Cfg &c, std::mt19937 &rng, bool random_indices) {
+// indices: 0 the forward's, 1 random ones, 2 the forward's with, in every other plane, one index
+// moved to another position of the plane (or -1), and some gradients -0.0.
+void run_case(const Cfg &c, std::mt19937 &rng, int indices_mode) {
+  const bool random_indices = indices_mode == 1;
   SCOPED_TRACE(testing::Message()
                << "N=" << c.n << " C=" << c.c << " H=" << c.h << " W=" << c.w << " k="
                << c.k[0] << (c.k.size() > 1 ? "," + std::to_string(c.k[1]) : "")
@@ -496,12 +499,20 @@ void run_case(const Cfg &c, std::mt19937 &rng, bool random_indices) {
         idx.set_int(vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo), ridx[pl * ho * wo + o]);
       }
   }
+  if (indices_mode == 2) {
+    std::uniform_int_distribution<int64_t> pos(-1, c.h * c.w - 1), out_pos(0, ho * wo - 1);
+    for (int64_t pl = 1; pl < planes; pl += 2) {
+      const int64_t o = out_pos(rng);
+      ridx[pl * ho * wo + o] = pos(rng);
+      idx.set_int(vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo), ridx[pl * ho * wo + o]);
+    }
+  }
   HostTensor gy = make(c, view_dims(c, ho, wo), c.dt, rng);
   std::vector<float> gyd(planes * ho * wo);
   std::normal_distribution<float> nd;
   for (int64_t pl = 0; pl < planes; ++pl)
     for (int64_t o = 0; o < ho * wo; ++o) {
-      const float v = round_to(c.dt, nd(rng));
+      const float v = indices_mode == 2 && rng() % 16 == 0 ? -0.0f : round_to(c.dt, nd(rng));
       gyd[pl * ho * wo + o] = v;
       gy.set(vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo), v);
     }
@@ -518,6 +529,7 @@ void run_case(const Cfg &c, std::mt19937 &rng, bool random_indices) {
       const float want = round_to(c.dt, rgx[pl * c.h * c.w + i]);
       const float got = gx.get(vpos(c, c.h, c.w, pl / c.c, pl % c.c, i / c.w, i % c.w));
       ASSERT_EQ(want, got) << "gradInput plane " << pl << " pos " << i;
+      ASSERT_EQ(std::signbit(want), std::signbit(got)) << "gradInput plane " << pl << " pos " << i;
     }
   EXPECT_TRUE(gx.outside_view_untouched());
 }
@@ -559,9 +571,59 @@ TEST(MaxPoolNumerics, RandomAgainstNaiveReference) {
   std::mt19937 rng(20261202);
   for (int i = 0; i < 400; ++i) {
     Cfg c = random_cfg(rng);
-    run_case(c, rng, /*random_indices=*/i % 4 == 3);
+    run_case(c, rng, /*indices_mode=*/i % 4 == 3 ? 1 : 0);
     if (HasFatalFailure()) return;
   }
+}
+
+// 2x2 windows at stride 2 on planes of 16 or more output columns take the write-only gather
+// (backward-planes-gather in the trace; the maxpool_gather_trace test checks that it is taken):
+// odd and even H and W, ceil mode's half windows, all dtypes, the forward's indices, random ones,
+// and the forward's with one index per plane moved elsewhere (the plane falls back to the scatter).
+TEST(MaxPoolNumerics, GatherPathAgainstNaiveReference) {
+  std::mt19937 rng(20261203);
+  const aclDataType dts[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+  int cases = 0;
+  for (int64_t h : {1, 2, 3, 8, 9})
+    for (int64_t w : {32, 33, 47, 70})
+      for (bool ceil : {false, true})
+        for (int mode : {0, 1, 2}) {
+          Cfg c;
+          c.n = 2;
+          c.c = 3;
+          c.h = h;
+          c.w = w;
+          c.k = {2};
+          c.s = {2};
+          c.ceil = ceil;
+          c.idt = ACL_INT32;
+          c.dt = dts[cases % 3];
+          c.rank3 = cases % 5 == 4;
+          if (c.rank3) c.n = 1;
+          run_case(c, rng, mode);
+          if (HasFatalFailure()) return;
+          ++cases;
+        }
+  EXPECT_EQ(cases, 120);
+}
+
+// The gather's phase-2 index check: a bad index makes the plane fall back to the scatter, which
+// reports the first bad position; nothing is written outside gradInput.
+TEST(MaxPoolNumerics, GatherPathBadIndex) {
+  HostTensor gy({1, 2, 4, 16}, ACL_FLOAT), x({1, 2, 8, 32}, ACL_FLOAT), idx({1, 2, 4, 16}, ACL_INT32),
+      gx({1, 2, 8, 32}, ACL_FLOAT);
+  for (int64_t pl = 0; pl < 2; ++pl)
+    for (int64_t o = 0; o < 64; ++o) idx.set_int(pl * 64 + o, (o / 16) * 64 + (o % 16) * 2);
+  idx.set_int(64 + 17, 256);  // plane 1, (1, 1): one past the plane
+  IntArray k({2}), s({2}), p({0}), d({1});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d, false,
+                                                              gx.t(), &ws, &ex),
+            ACLNN_SUCCESS) << last_msg();
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(nullptr, ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID,
+                    "aclnnMaxPool2dWithIndicesBackward", "indices[0,1,1,1]=256");
+  EXPECT_TRUE(gx.guards_intact());
 }
 
 TEST(MaxPoolNumerics, NoInputElementInWindowGivesMinusInfAndMinusOne) {
