@@ -121,7 +121,16 @@ def make_rois(g, n, h, w, r, scale):
     return torch.stack([b, x1, y1, x2, y2], 1)
 
 
-def run_roi(pg, row, threads, reps, results, bw):
+def kernel_channel_block(n, c, h, w, threads):
+    """The channel block roipool_backward picks (src/roipool/roipool_kernels.cpp): 64 KB of
+    float32 accumulator planes, halved until there are 4 items per thread."""
+    cb = min(max(1, 65536 // (max(1, h * w) * 4)), max(c, 1))
+    while cb > 1 and n * ((c + cb - 1) // cb) < 4 * threads:
+        cb = (cb + 1) // 2
+    return cb
+
+
+def run_roi(pg, row, threads, reps, results, bw, read_ms=None):
     wid, (n, c, h, w), r, pooled, scale, dtname = row
     g = torch.Generator().manual_seed(0)
     dt = tdtype(dtname)
@@ -159,9 +168,18 @@ def run_roi(pg, row, threads, reps, results, bw):
     peer_ms = timeit(peer, reps) * 1e3
     err = (gx.float() - ref.float()).abs().max().item()
     b = nbytes(gy, am, rois, gx)
+    floors = {}
+    if read_ms is not None:
+        # Only reading gradOutput and argmax, in the kernel's order and in one sequential pass.
+        bins = pooled * pooled
+        cb = kernel_channel_block(n, c, h, w, threads)
+        floors = dict(channel_block=cb,
+                      read_floor_ms=read_ms(gy, am, r, c, bins, cb, threads, reps),
+                      seq_read_ms=read_ms(gy, am, r, c, bins, c, threads, reps))
+        floors["floor_ratio"] = peer_ms / floors["read_floor_ms"]
     results.append(dict(op="roi_backward", id=wid, threads=threads, dtype=dtname, index="int32",
                         poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms, ratio=peer_ms / ms,
-                        gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw, max_abs_diff=err))
+                        gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw, max_abs_diff=err, **floors))
     for t in (tx, tr, ty, ta, tg, tgx):
         L.aclDestroyTensor(t)
 
@@ -199,6 +217,20 @@ def render(results, bws, out_md, out_png):
                          f"{'' if call is None else f'{call:.3f}'} | {r['peer_ms']:.3f} | {r['ratio']:.2f} | "
                          f"{r['gbs']:.1f} | {r['roof_fraction']:.2f} |")
         lines.append("")
+        floors = [r for r in rows if "read_floor_ms" in r]
+        if floors:
+            lines += ["Read floors of the RoI backward, measured in the same run on the same tensors: "
+                      "`order ms` only reads gradOutput and argmax in the kernel's order (for each "
+                      "block of `cb` channels, whose float32 accumulators stay in L2, every ROI's "
+                      "`cb` x bins values), `seq ms` reads them in one sequential pass (which would "
+                      "need every channel's accumulator live: C x H x W x 4 bytes). `best ratio` = "
+                      "peer ms / order ms: the ratio no kernel reading in that order can pass.", "",
+                      "| id | threads | cb | poolgrad ms | order ms | seq ms | best ratio |",
+                      "|---|---|---|---|---|---|---|"]
+            for r in floors:
+                lines.append(f"| {r['id']} | {r['threads']} | {r['channel_block']} | {r['poolgrad_ms']:.3f} | "
+                             f"{r['read_floor_ms']:.3f} | {r['seq_read_ms']:.3f} | {r['floor_ratio']:.2f} |")
+            lines.append("")
     pathlib.Path(out_md).write_text("\n".join(lines) + "\n")
     try:
         import matplotlib
@@ -239,6 +271,15 @@ def main():
     cb = ctypes.CDLL(os.path.join(args.build, "bench", "libpoolgrad_copybw.so"))
     cb.poolgrad_bench_copy_gbs.restype = ctypes.c_double
     cb.poolgrad_bench_copy_gbs.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
+    cb.poolgrad_bench_roi_read_ms.restype = ctypes.c_double
+    cb.poolgrad_bench_roi_read_ms.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p] + \
+        [ctypes.c_longlong] * 4 + [ctypes.c_int, ctypes.c_int]
+
+    def read_ms(gy, am, r, c, bins, block, threads, reps):
+        time.sleep(0.2)
+        return cb.poolgrad_bench_roi_read_ms(gy.data_ptr(), gy.element_size(), am.data_ptr(), r, c, bins,
+                                             block, threads, reps)
+
     results, bws = [], {}
     for t in args.threads:
         torch.set_num_threads(t)
@@ -253,7 +294,7 @@ def main():
                           f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
         for row in workloads.ROI:
             if args.only is None or row[0] in args.only:
-                run_roi(pg, row, t, args.reps, results, bws[t])
+                run_roi(pg, row, t, args.reps, results, bws[t], read_ms)
                 for r in results[-2:]:
                     print(f"  {r['op']:17s} {r['id']:18s} {r['dtype']:8s}: poolgrad {r['poolgrad_ms']:8.3f} ms "
                           f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
