@@ -53,6 +53,23 @@ def test_forward_and_backward_match_pytorch(dtype, case, channels_last):
         torch.testing.assert_close(xp.grad.float(), xr.grad.float(), atol=2e-2, rtol=2e-2)
 
 
+@pytest.mark.parametrize("shape,ceil", [((2, 3, 9, 70), False), ((2, 3, 9, 71), True), ((4, 33, 64), False)])
+def test_gather_path_matches_pytorch(shape, ceil):
+    # 2x2 windows at stride 2 with INT32 indices on planes of >= 16 output columns take the
+    # write-only gather in the C library; PyTorch's backward (int64 indices) is the oracle.
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(3))
+    x.view(-1)[::7] = 0.0  # ties inside windows
+    ref_out, ref_idx = torch.nn.functional.max_pool2d(x, 2, 2, 0, 1, ceil, return_indices=True)
+    out, idx32 = poolgrad.max_pool2d_with_indices(x, 2, 2, 0, 1, ceil, index_dtype="int32")
+    assert torch.equal(idx32.long(), ref_idx)
+    gy = torch.randn(ref_out.shape, generator=torch.Generator().manual_seed(4))
+    gy.view(-1)[::5] = -0.0
+    ref = torch.ops.aten.max_pool2d_with_indices_backward(gy, x, [2, 2], [2, 2], [0, 0], [1, 1], ceil, ref_idx)
+    gx = poolgrad.max_pool2d_with_indices_backward(gy, x, idx32, 2, 2, 0, 1, ceil)
+    assert torch.equal(gx, ref)
+    assert torch.equal(torch.signbit(gx), torch.signbit(ref))
+
+
 def test_int32_indices_and_numpy_io():
     x = np.random.default_rng(0).standard_normal((2, 3, 8, 8)).astype(np.float32)
     out, idx = poolgrad.max_pool2d_with_indices(x, 2, index_dtype="int32")
