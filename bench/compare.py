@@ -37,6 +37,20 @@ def timeit(fn, reps, warmup=2):
     return statistics.median(ts)
 
 
+ROUNDS = 3
+
+
+def paired(peer, mine, reps):
+    """Times peer and poolgrad in ROUNDS alternating blocks (peer block, poolgrad block, ...) and
+    keeps for each the fastest block median: both sides are sampled across the same stretch of
+    time, so that this VM's drift (up to 2x between minutes) does not land on one side only."""
+    tp, tm = [], []
+    for _ in range(ROUNDS):
+        tp.append(timeit(peer, reps))
+        tm.append(timeit(mine, reps))
+    return min(tp) * 1e3, min(tm) * 1e3
+
+
 def tdtype(name):
     return {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}[name]
 
@@ -67,7 +81,6 @@ def run_maxpool(pg, row, threads, reps, results, bw):
         return torch.ops.aten.max_pool2d_with_indices_backward(gy, x, [k, k], [s, s], [p, p], [d, d], ceil, idx)
 
     ref = peer_bwd()
-    peer_ms = timeit(peer_bwd, reps) * 1e3
     for itype, ind in (("int32", idx32), ("int64", idx)):
         gx = torch.empty_like(x)
         tg, tx, ti, tgx = pg.tensor(gy), pg.tensor(x), pg.tensor(ind), pg.tensor(gx)
@@ -80,7 +93,7 @@ def run_maxpool(pg, row, threads, reps, results, bw):
                                                                          ctypes.byref(ws), ctypes.byref(e)))
             pg.check(L.aclnnMaxPool2dWithIndicesBackward(None, 0, e, None))
 
-        ms = timeit(kern, reps) * 1e3
+        peer_ms, ms = paired(peer_bwd, kern, reps)
         call_ms = timeit(call, reps) * 1e3
         err = (gx.float() - ref.float()).abs().max().item()
         b = nbytes(gy, ind, gx)
@@ -92,11 +105,11 @@ def run_maxpool(pg, row, threads, reps, results, bw):
         for t in (tg, tx, ti, tgx):
             L.aclDestroyTensor(t)
     # forward (int64 indices as PyTorch)
-    peer_f = timeit(lambda: torch.ops.aten.max_pool2d_with_indices(x, [k, k], [s, s], [p, p], [d, d], ceil), reps) * 1e3
     o2, i2 = torch.empty_like(out), torch.empty_like(idx)
     tx, to, ti = pg.tensor(x), pg.tensor(o2), pg.tensor(i2)
     ex = pg.executor(L.aclnnMaxPool2dWithIndicesGetWorkspaceSize, tx, K, S, P, D, ceil, to, ti)
-    ms = timeit(lambda: pg.check(L.aclnnMaxPool2dWithIndices(None, 0, ex, None)), reps) * 1e3
+    peer_f, ms = paired(lambda: torch.ops.aten.max_pool2d_with_indices(x, [k, k], [s, s], [p, p], [d, d], ceil),
+                        lambda: pg.check(L.aclnnMaxPool2dWithIndices(None, 0, ex, None)), reps)
     ok = torch.equal(i2, idx) and torch.equal(o2, out)
     b = nbytes(x, o2, i2)
     results.append(dict(op="maxpool_forward", id=wid, threads=threads, dtype=dtname, index="int64",
@@ -141,9 +154,9 @@ def run_roi(pg, row, threads, reps, results, bw, read_ms=None):
     am = torch.empty((r, c, pooled, pooled), dtype=torch.int32)
     tx, tr, ty, ta = (pg.tensor(t, pg_ctypes.FMT_ND) for t in (x, rois, y, am))
     ex = pg.executor(L.aclnnRoiPoolingWithArgMaxGetWorkspaceSize, tx, tr, pooled, pooled, scale, scale, ty, ta)
-    fwd_ms = timeit(lambda: pg.check(L.aclnnRoiPoolingWithArgMax(None, 0, ex, None)), reps) * 1e3
+    peer_f, fwd_ms = paired(lambda: torch.ops.torchvision.roi_pool(x, rois, scale, pooled, pooled),
+                            lambda: pg.check(L.aclnnRoiPoolingWithArgMax(None, 0, ex, None)), reps)
     L.aclDestroyAclOpExecutor(ex)
-    peer_f = timeit(lambda: torch.ops.torchvision.roi_pool(x, rois, scale, pooled, pooled), reps) * 1e3
     b = nbytes(x, rois, y, am)
     results.append(dict(op="roi_forward", id=wid, threads=threads, dtype=dtname, index="int32",
                         poolgrad_ms=fwd_ms, peer_ms=peer_f, ratio=peer_f / fwd_ms, gbs=b / fwd_ms / 1e6,
@@ -152,7 +165,7 @@ def run_roi(pg, row, threads, reps, results, bw, read_ms=None):
     gx = torch.empty_like(x)
     tg, tgx = pg.tensor(gy, pg_ctypes.FMT_ND), pg.tensor(gx, pg_ctypes.FMT_ND)
     ex = pg.executor(L.aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize, tg, tgx, tr, ta, pooled, pooled, scale)
-    ms = timeit(lambda: pg.check(L.aclnnRoiPoolingGradWithArgMax(None, 0, ex, None)), reps) * 1e3
+    kern = lambda: pg.check(L.aclnnRoiPoolingGradWithArgMax(None, 0, ex, None))  # noqa: E731
 
     def call():
         ws, e = ctypes.c_uint64(0), ctypes.c_void_p()
@@ -160,12 +173,12 @@ def run_roi(pg, row, threads, reps, results, bw, read_ms=None):
                                                                  ctypes.byref(ws), ctypes.byref(e)))
         pg.check(L.aclnnRoiPoolingGradWithArgMax(None, 0, e, None))
 
-    call_ms = timeit(call, reps) * 1e3
-    L.aclDestroyAclOpExecutor(ex)
     # torchvision's backward takes float gradients of the input dtype.
     peer = lambda: torch.ops.torchvision._roi_pool_backward(gy, rois, am, scale, pooled, pooled, n, c, h, w)  # noqa: E731
     ref = peer()
-    peer_ms = timeit(peer, reps) * 1e3
+    peer_ms, ms = paired(peer, kern, reps)
+    call_ms = timeit(call, reps) * 1e3
+    L.aclDestroyAclOpExecutor(ex)
     err = (gx.float() - ref.float()).abs().max().item()
     b = nbytes(gy, am, rois, gx)
     floors = {}
@@ -199,7 +212,8 @@ def render(results, bws, out_md, out_png):
              "poolgrad against its peers (PyTorch for max pooling, torchvision for RoI pooling), "
              "measured in one process on the same tensors and thread counts by `bench/compare.py` "
              "(regenerate with `bash scripts/bench.sh`). Times are medians of the timed runs after "
-             "2 warm-ups; `ratio` is peer time / poolgrad time (phase 2 only: the kernel); `call ms` "
+             f"2 warm-ups, in alternating peer / poolgrad blocks (the fastest of {ROUNDS} blocks each, so that "
+             "both sides sample the same stretch of this VM's drift); `ratio` is peer time / poolgrad time (phase 2 only: the kernel); `call ms` "
              "is phase 1 + phase 2. `roof` is achieved GB/s over the copy bandwidth measured in the "
              "same run with the same thread count.", ""]
     lines.append("Copy bandwidth: " + ", ".join(f"{t} thread(s) {bw:.1f} GB/s" for t, bw in sorted(bws.items())))
@@ -264,9 +278,11 @@ def main():
     ap.add_argument("--build", default=str(ROOT / "build-bench"))
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=ROUNDS, help="alternating peer/poolgrad blocks per figure")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--out", default=str(ROOT / "docs"))
     args = ap.parse_args()
+    globals()["ROUNDS"] = max(1, args.rounds)
     pg = pg_ctypes.Lib(args.build)
     cb = ctypes.CDLL(os.path.join(args.build, "bench", "libpoolgrad_copybw.so"))
     cb.poolgrad_bench_copy_gbs.restype = ctypes.c_double
