@@ -293,13 +293,9 @@ POOLGRAD_CLONES void forward_cl_range(const MaxPoolParams &p, const Strided4 &x,
 }
 
 // ---- backward ---------------------------------------------------------------------------------------
-// Whether the AVX2 gather may run (POOLGRAD_CPU_CAPABILITY=default keeps to the scatter).
-bool gather_wide() {
-#if defined(__x86_64__) || defined(__i386__)
-  return cpu_has_avx2();
-#else
-  return false;
-#endif
+// gradOutput and indices planes that are dense row-major: one run of ho*wo values a plane.
+bool whole_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx) {
+  return gy.plane_dense() && idx.plane_dense() && gy.sh == p.wo && idx.sh == p.wo;
 }
 
 struct BadTracker {
@@ -342,7 +338,8 @@ void scatter_row(float *acc, const float *g, const char *ix, int64_t istride, in
 bool gather_k2s2_applies(const MaxPoolParams &p) {
   const PoolAttrs &a = p.a;
   return a.kh == 2 && a.kw == 2 && a.sh == 2 && a.sw == 2 && a.ph == 0 && a.pw == 0 && a.dh == 1 &&
-         a.dw == 1 && p.index_dtype == ACL_INT32 && p.h > 0 && p.wo >= 16 && gather_wide();
+         a.dw == 1 && p.index_dtype == ACL_INT32 && p.h > 0 && p.wo >= 16 &&
+         cpu_has_avx2();  // false off x86 and under POOLGRAD_CPU_CAPABILITY=default
 }
 
 // Columns [w0, W) of input row h, owned by output row irow / grow (null: no owner).
@@ -441,7 +438,7 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
   const int64_t hw = p.h * p.w;
   // gradOutput and indices planes that are dense row-major are scattered as one run of ho*wo
   // values (one call a plane instead of one a row: small planes are dominated by per-row work).
-  const bool whole = gy.plane_dense() && idx.plane_dense() && gy.sh == p.wo && idx.sh == p.wo;
+  const bool whole = whole_planes(p, gy, idx);
   const int64_t run = whole ? p.ho * p.wo : p.wo;
   // Streaming stores pay off for planes of some size; small ones are cheaper through the cache
   // (measured: 14x14 planes 25% faster with plain stores, 128x128 planes 25% slower).
@@ -570,9 +567,7 @@ BadIndex maxpool_backward(const MaxPoolParams &p, const Strided4 &grad_out,
       collect(bt);
     }, threads);
   } else {
-    const bool gather = gather_k2s2_applies(p) && grad_out.plane_dense() && indices.plane_dense() &&
-                        grad_out.sh == p.wo && indices.sh == p.wo;
-    if (gather)
+    if (gather_k2s2_applies(p) && whole_planes(p, grad_out, indices))
       *kernel = serial ? "backward-planes-gather(serial)" : "backward-planes-gather";
     else
       *kernel = serial ? "backward-planes(serial)" : "backward-planes";
