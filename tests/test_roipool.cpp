@@ -306,6 +306,14 @@ TEST(RoiNumerics, RandomForward) {
       {2, 3, 12, 9, 20, 2, 2, 0.0625f, 0.0625f, ACL_FLOAT, true},
       {1, 2, 8, 8, 1024, 2, 2, 1.0f, 1.0f},      {2, 2, 9, 5, 17, 3, 3, 0.5f, 0.5f, ACL_FLOAT16, true},
       {1, 1, 1, 1, 8, 2, 2, 1.0f, 1.0f},
+      // Sixteen-channel blocks of the vector forward: full and partial blocks, dense and strided
+      // outputs, both dtypes, rows of 8+ pixels (the 8 x 8 copy and its tail), one batch cut into
+      // runs of ROIs for the threads, pooled grids of 49 and 196 bins.
+      {2, 16, 9, 11, 20, 7, 7, 0.5f, 0.5f},      {3, 37, 10, 21, 30, 3, 5, 1.0f, 1.0f},
+      {2, 33, 12, 9, 25, 7, 7, 0.5f, 0.5f, ACL_FLOAT, true},
+      {1, 20, 8, 8, 40, 2, 2, 1.0f, 1.0f, ACL_FLOAT16},
+      {2, 48, 6, 17, 15, 4, 4, 1.0f, 1.0f, ACL_FLOAT16, true},
+      {1, 16, 16, 24, 300, 3, 3, 0.5f, 0.5f},    {2, 32, 20, 20, 12, 14, 14, 0.5f, 0.5f},
   };
   for (const RoiCase &k : cases) {
     run_forward_case(k, rng);

@@ -78,6 +78,39 @@ RoiGeom geometry(const RoiParams &p, const Strided2 &rois, int64_t r) {
   return g;
 }
 
+// The ROIs bucketed by batch index: bucket b is order[start[b] .. start[b + 1]), ascending r.
+struct Buckets {
+  std::vector<int64_t> start, order;
+};
+
+Buckets bucket_by_batch(const RoiParams &p, const Strided2 &rois) {
+  Buckets bk;
+  bk.start.assign(static_cast<size_t>(p.n) + 1, 0);
+  bk.order.resize(static_cast<size_t>(p.r));
+  std::vector<int64_t> batch(static_cast<size_t>(p.r));
+  for (int64_t r = 0; r < p.r; ++r) batch[r] = static_cast<int64_t>(std::trunc(roi_value(p, rois, r, 0)));
+  for (int64_t r = 0; r < p.r; ++r) ++bk.start[batch[r] + 1];
+  for (int64_t b = 0; b < p.n; ++b) bk.start[b + 1] += bk.start[b];
+  std::vector<int64_t> fill(bk.start.begin(), bk.start.end() - 1);
+  for (int64_t r = 0; r < p.r; ++r) bk.order[fill[batch[r]]++] = r;
+  return bk;
+}
+
+// Splits items [0, cost_end.size()) into `parts` contiguous runs of about equal cost (cost_end:
+// the running total of the items' costs); run t is [bound[t], bound[t + 1]).
+std::vector<int64_t> split_by_cost(const std::vector<int64_t> &cost_end, int parts) {
+  const int64_t items = static_cast<int64_t>(cost_end.size());
+  const int64_t total = items ? cost_end.back() : 0;
+  std::vector<int64_t> bound(static_cast<size_t>(parts) + 1, items);
+  bound[0] = 0;
+  for (int t = 1; t < parts; ++t) {
+    const int64_t goal = total / parts * t;
+    bound[t] = std::lower_bound(cost_end.begin(), cost_end.end(), goal) - cost_end.begin();
+    bound[t] = std::max(bound[t], bound[t - 1]);
+  }
+  return bound;
+}
+
 void forward_items(const RoiParams &p, const Strided4 &x, const std::vector<RoiGeom> &geo,
                    const Strided4 &y, const Strided4 &am, int64_t b0, int64_t e0) {
   const int64_t esz = dtype_size(p.dtype);
@@ -133,6 +166,159 @@ void forward_items(const RoiParams &p, const Strided4 &x, const std::vector<RoiG
     }
   }
 }
+
+#ifdef POOLGRAD_X86
+// ---- forward, sixteen channels at a time (AVX2) ----------------------------------------------------
+// Items are (batch, block of 16 channels, run of that batch's ROIs). An item copies its channels'
+// planes once into a pixel-major scratch ([h][w][16] floats), so that every bin scans its window
+// with two vector compares per pixel, one lane per channel, and no data-dependent branch. Each
+// lane keeps the first strictly larger value in (h, w) order, as the scalar scan does: the same
+// values and argmax.
+constexpr int64_t kFwdLanes = 16;
+
+// dst[j * ds + i] = src[i * ss + j] for an 8 x 8 block of 32-bit values.
+__attribute__((target("avx2"))) inline void transpose8x8(const float *src, int64_t ss, float *dst,
+                                                        int64_t ds) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ss);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(dst + i * ds, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+    _mm256_storeu_ps(dst + (i + 4) * ds, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+  }
+}
+
+// Channels [c0, c0 + cn) of batch b into hwc ([h * w][16]; lanes from cn on are 0).
+__attribute__((target("avx2"))) void gather_block(const RoiParams &p, const Strided4 &x, int64_t b,
+                                                  int64_t c0, int64_t cn, float *hwc, float *row) {
+  const int64_t esz = dtype_size(p.dtype), hw = p.h * p.w;
+  if (cn == kFwdLanes && p.dtype == ACL_FLOAT && x.sw == 1) {
+    // Dense float32 rows: 8 x 8 transposes (8 channels by 8 pixels), the row tails one by one.
+    for (int64_t l0 = 0; l0 < kFwdLanes; l0 += 8)
+      for (int64_t h = 0; h < p.h; ++h) {
+        const float *src = reinterpret_cast<const float *>(elem(x, 4, b, c0 + l0, h, 0));
+        float *d = hwc + h * p.w * kFwdLanes + l0;
+        int64_t w = 0;
+        for (; w + 8 <= p.w; w += 8) transpose8x8(src + w, x.sc, d + w * kFwdLanes, kFwdLanes);
+        for (; w < p.w; ++w)
+          for (int64_t l = 0; l < 8; ++l) d[w * kFwdLanes + l] = src[l * x.sc + w];
+      }
+    return;
+  }
+  if (cn < kFwdLanes) std::memset(hwc, 0, static_cast<size_t>(hw * kFwdLanes) * 4);
+  for (int64_t l = 0; l < cn; ++l)
+    for (int64_t h = 0; h < p.h; ++h) {
+      row_to_f32(p.dtype, elem(x, esz, b, c0 + l, h, 0), x.sw, p.w, row);
+      float *d = hwc + h * p.w * kFwdLanes + l;
+      for (int64_t w = 0; w < p.w; ++w) d[w * kFwdLanes] = row[w];
+    }
+}
+
+// All bins of one ROI for the 16 lanes of hwc: yb and ab are [bins][16].
+__attribute__((target("avx2"))) void forward_roi_avx2(const RoiParams &p, const float *hwc,
+                                                      const RoiGeom &g, float *yb, int32_t *ab) {
+  const __m256 ninf = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  const __m256i none = _mm256_set1_epi32(-1), one = _mm256_set1_epi32(1);
+  for (int64_t i = 0; i < p.ph; ++i)
+    for (int64_t j = 0; j < p.pw; ++j) {
+      __m256 b0 = _mm256_setzero_ps(), b1 = b0;
+      __m256 i0 = _mm256_castsi256_ps(none), i1 = i0;
+      if (!g.empty && g.he[i] > g.hs[i] && g.we[j] > g.ws[j]) {
+        b0 = b1 = ninf;
+        for (int64_t hh = g.hs[i]; hh < g.he[i]; ++hh) {
+          const float *px = hwc + (hh * p.w + g.ws[j]) * kFwdLanes;
+          // h * w <= INT32_MAX here, so pixel numbers fit the int32 lanes.
+          __m256i pix = _mm256_set1_epi32(static_cast<int>(hh * p.w + g.ws[j]));
+          for (int64_t ww = g.ws[j]; ww < g.we[j]; ++ww, px += kFwdLanes) {
+            const __m256 v0 = _mm256_loadu_ps(px), v1 = _mm256_loadu_ps(px + 8);
+            const __m256 m0 = _mm256_cmp_ps(v0, b0, _CMP_GT_OQ), m1 = _mm256_cmp_ps(v1, b1, _CMP_GT_OQ);
+            // maxps(v, b) is v > b ? v : b: NaN and ties keep b, as the compare does.
+            b0 = _mm256_max_ps(v0, b0);
+            b1 = _mm256_max_ps(v1, b1);
+            i0 = _mm256_blendv_ps(i0, _mm256_castsi256_ps(pix), m0);
+            i1 = _mm256_blendv_ps(i1, _mm256_castsi256_ps(pix), m1);
+            pix = _mm256_add_epi32(pix, one);
+          }
+        }
+      }
+      const int64_t k = (i * p.pw + j) * kFwdLanes;
+      _mm256_storeu_ps(yb + k, b0);
+      _mm256_storeu_ps(yb + k + 8, b1);
+      _mm256_storeu_ps(reinterpret_cast<float *>(ab + k), i0);
+      _mm256_storeu_ps(reinterpret_cast<float *>(ab + k + 8), i1);
+    }
+}
+
+// yt[l * bins + t] = yb[t * 16 + l] for lanes l < cn: the [bins][16] results as 16 runs of bins.
+__attribute__((target("avx2"))) void lanes_to_runs(const float *yb, int64_t bins, int64_t cn, float *yt) {
+  int64_t t = 0;
+  if (cn == kFwdLanes)
+    for (; t + 8 <= bins; t += 8)
+      for (int64_t l0 = 0; l0 < kFwdLanes; l0 += 8)
+        transpose8x8(yb + t * kFwdLanes + l0, kFwdLanes, yt + l0 * bins + t, bins);
+  for (; t < bins; ++t)
+    for (int64_t l = 0; l < cn; ++l) yt[l * bins + t] = yb[t * kFwdLanes + l];
+}
+
+__attribute__((target("avx2"))) void forward_blocks(const RoiParams &p, const Strided4 &x,
+                                                    const std::vector<RoiGeom> &geo,
+                                                    const Buckets &bk, int64_t chunks,
+                                                    const Strided4 &y, const Strided4 &am, bool nt,
+                                                    int64_t ib, int64_t ie) {
+  const int64_t esz = dtype_size(p.dtype), hw = p.h * p.w, bins = p.ph * p.pw;
+  const int64_t nblk = (p.c + kFwdLanes - 1) / kFwdLanes;
+  std::vector<float> hwc(static_cast<size_t>(hw * kFwdLanes)), row(static_cast<size_t>(p.w));
+  std::vector<float> yb(static_cast<size_t>(bins * kFwdLanes)), yt(yb.size());
+  std::vector<int32_t> ab(yb.size()), at(yb.size());
+  // The (ph, pw) grid of y and argmax is one run of ph*pw values, and the channels' runs are
+  // adjacent: a block's output is one run of cn*ph*pw values in each.
+  const bool flat = y.sw == 1 && y.sh == p.pw && am.sw == 1 && am.sh == p.pw;
+  const bool dense = flat && y.sc == bins && am.sc == bins;
+  int64_t have = -1;  // the (batch, block) pair now in hwc
+  for (int64_t item = ib; item < ie; ++item) {
+    const int64_t pair = item / chunks, q = item % chunks;
+    const int64_t b = pair / nblk, c0 = (pair % nblk) * kFwdLanes;
+    const int64_t cn = std::min(kFwdLanes, p.c - c0);
+    const int64_t n0 = bk.start[b], cnt = bk.start[b + 1] - n0;
+    const int64_t k0 = n0 + cnt * q / chunks, k1 = n0 + cnt * (q + 1) / chunks;
+    if (k0 == k1) continue;
+    if (pair != have) {
+      gather_block(p, x, b, c0, cn, hwc.data(), row.data());
+      have = pair;
+    }
+    for (int64_t k = k0; k < k1; ++k) {
+      const int64_t r = bk.order[k];
+      forward_roi_avx2(p, hwc.data(), geo[r], yb.data(), ab.data());
+      lanes_to_runs(yb.data(), bins, cn, yt.data());
+      lanes_to_runs(reinterpret_cast<const float *>(ab.data()), bins, cn, reinterpret_cast<float *>(at.data()));
+      if (dense) {
+        row_from_f32(p.dtype, yt.data(), elem(y, esz, r, c0, 0, 0), 1, cn * bins, nt);
+        // argmax bits pass through float32 loads and stores unchanged (no arithmetic).
+        row_from_f32(ACL_FLOAT, reinterpret_cast<const float *>(at.data()), elem(am, 4, r, c0, 0, 0), 1,
+                     cn * bins, nt);
+        continue;
+      }
+      for (int64_t l = 0; l < cn; ++l)
+        for (int64_t i = 0; i < p.ph; ++i) {
+          const int64_t o = l * bins + i * p.pw;
+          row_from_f32(p.dtype, yt.data() + o, elem(y, esz, r, c0 + l, i, 0), y.sw, p.pw, false);
+          int32_t *arow = reinterpret_cast<int32_t *>(elem(am, 4, r, c0 + l, i, 0));
+          for (int64_t j = 0; j < p.pw; ++j) arow[j * am.sw] = at[o + j];
+        }
+    }
+  }
+  if (nt) stream_fence();
+}
+#endif
 
 // Four independent scatter runs interleaved bin by bin (the portable path of backward_items).
 // Returns false when some argmax is outside {-1} U [0, hw) (those entries are skipped).
@@ -377,10 +563,63 @@ RoiDataError roi_check_batch(const RoiParams &p, const Strided2 &rois) {
   return e;
 }
 
+bool roi_forward_wide(const RoiParams &p, bool serial) {
+#ifdef POOLGRAD_X86
+  // Overlapping outputs keep the channel-major order of writes (serial path).
+  return !serial && cpu_has_avx2() && p.h * p.w <= std::numeric_limits<int32_t>::max();
+#else
+  (void)p, (void)serial;
+  return false;
+#endif
+}
+
 void roipool_forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
                      const Strided4 &y, const Strided4 &argmax, bool serial) {
   std::vector<RoiGeom> geo(static_cast<size_t>(p.r));
   for (int64_t r = 0; r < p.r; ++r) geo[r] = geometry(p, rois, r);
+#ifdef POOLGRAD_X86
+  if (roi_forward_wide(p, serial)) {
+    const Buckets bk = bucket_by_batch(p, rois);
+    const int threads = num_threads();
+    const int64_t nblk = (p.c + kFwdLanes - 1) / kFwdLanes, pairs = p.n * nblk;
+    // Enough items for every thread: a pair's ROIs are cut into runs when pairs are few.
+    const int64_t chunks = std::max<int64_t>(1, (4 * static_cast<int64_t>(threads) + pairs - 1) / pairs);
+    const int64_t hw = p.h * p.w;
+    std::vector<int64_t> roi_cost(static_cast<size_t>(p.r));
+    for (int64_t r = 0; r < p.r; ++r) {
+      const RoiGeom &g = geo[r];
+      int64_t cost = p.ph * p.pw;
+      if (!g.empty)
+        for (int64_t i = 0; i < p.ph; ++i)
+          for (int64_t j = 0; j < p.pw; ++j)
+            cost += std::max<int64_t>(0, g.he[i] - g.hs[i]) * std::max<int64_t>(0, g.we[j] - g.ws[j]);
+      roi_cost[r] = cost;
+    }
+    // Cost of an item: its ROIs' window pixels and bins, plus the copy of the planes for the first
+    // run of a pair.
+    std::vector<int64_t> cost_end(static_cast<size_t>(pairs * chunks));
+    int64_t total = 0;
+    for (int64_t item = 0; item < pairs * chunks; ++item) {
+      const int64_t b = item / chunks / nblk, q = item % chunks;
+      const int64_t n0 = bk.start[b], cnt = bk.start[b + 1] - n0;
+      total += q == 0 ? hw : 0;
+      for (int64_t k = n0 + cnt * q / chunks; k < n0 + cnt * (q + 1) / chunks; ++k) total += roi_cost[bk.order[k]];
+      cost_end[item] = total;
+    }
+    const int parts = static_cast<int>(std::min<int64_t>(threads, pairs * chunks));
+    const std::vector<int64_t> bound = split_by_cost(cost_end, parts);
+    // Outputs larger than the caches are streamed out (no read-for-ownership).
+    const bool nt = p.r * p.c * p.ph * p.pw * (dtype_size(p.dtype) + 4) >= (int64_t(8) << 20);
+    parallel_for(
+        parts,
+        [&](int64_t t0, int64_t t1) {
+          for (int64_t t = t0; t < t1; ++t)
+            forward_blocks(p, x, geo, bk, chunks, y, argmax, nt, bound[t], bound[t + 1]);
+        },
+        parts);
+    return;
+  }
+#endif
   parallel_for(
       p.c * p.r, [&](int64_t b, int64_t e) { forward_items(p, x, geo, y, argmax, b, e); },
       serial ? 1 : 0);
@@ -388,16 +627,8 @@ void roipool_forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois
 
 RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
                               const Strided4 &argmax, const Strided4 &grad_in, bool serial) {
-  // Bucket the ROIs by batch index, ascending r inside each bucket.
-  std::vector<int64_t> start(static_cast<size_t>(p.n) + 1, 0), order(static_cast<size_t>(p.r));
-  std::vector<int64_t> batch(static_cast<size_t>(p.r));
-  for (int64_t r = 0; r < p.r; ++r) batch[r] = static_cast<int64_t>(std::trunc(roi_value(p, rois, r, 0)));
-  for (int64_t r = 0; r < p.r; ++r) ++start[batch[r] + 1];
-  for (int64_t b = 0; b < p.n; ++b) start[b + 1] += start[b];
-  {
-    std::vector<int64_t> fill(start.begin(), start.end() - 1);
-    for (int64_t r = 0; r < p.r; ++r) order[fill[batch[r]]++] = r;
-  }
+  const Buckets bk = bucket_by_batch(p, rois);
+  const std::vector<int64_t> &start = bk.start, &order = bk.order;
   const int threads = serial ? 1 : num_threads();
   const int64_t hw = std::max<int64_t>(1, p.h * p.w);
   // Channel blocks whose accumulators stay near L1 (64 KB: measured better than both 32 KB and
@@ -418,13 +649,7 @@ RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, cons
     cost_end[i] = total;
   }
   const int parts = static_cast<int>(std::min<int64_t>(threads, items));
-  std::vector<int64_t> bound(static_cast<size_t>(parts) + 1, items);
-  bound[0] = 0;
-  for (int t = 1; t < parts; ++t) {
-    const int64_t goal = total / parts * t;
-    bound[t] = std::lower_bound(cost_end.begin(), cost_end.end(), goal) - cost_end.begin();
-    bound[t] = std::max(bound[t], bound[t - 1]);
-  }
+  const std::vector<int64_t> bound = split_by_cost(cost_end, parts);
   std::vector<RoiDataError> errs;
   std::mutex m;
   parallel_for(

@@ -42,6 +42,10 @@ RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, cons
 // POOLGRAD_CPU_CAPABILITY=default); otherwise the portable four-channel loop.
 bool roi_backward_wide();
 
+// Whether the forward takes the sixteen-channel AVX2 blocks (x86 with AVX2, unless
+// POOLGRAD_CPU_CAPABILITY=default; not for overlapping outputs); otherwise channel-major scalar.
+bool roi_forward_wide(const RoiParams &p, bool serial);
+
 // Zero-fills a (possibly strided) tensor seen as (n, c, h, w).
 void zero_fill(const Strided4 &t, aclDataType dtype);
 
