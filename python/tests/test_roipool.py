@@ -85,6 +85,22 @@ def test_forward_matches_naive_reference_numpy(scale):
     np.testing.assert_array_equal(y, ry)
 
 
+def test_forward_channel_blocks_match_naive_reference():
+    # 37 channels: two full blocks of 16 and a partial one; values on a coarse grid give ties (the
+    # first maximum in (h, w) order wins); a channels-last x is a strided view.
+    rng = np.random.default_rng(11)
+    x = (rng.integers(-6, 7, (2, 37, 14, 19)) * 0.5).astype(np.float32)
+    rois = np.concatenate([rng.integers(0, 2, (40, 1)), rng.uniform(-2, 21, (40, 4))], 1).astype(np.float32)
+    ry, ram = _naive(x, rois, 7, 7, 1.0, 1.0)
+    y, am = poolgrad.roi_pool_with_argmax(x, rois, 7, 1.0)
+    np.testing.assert_array_equal(am, ram)
+    np.testing.assert_array_equal(y, ry)
+    xt = torch.from_numpy(x).contiguous(memory_format=torch.channels_last)
+    yt, amt = poolgrad.roi_pool_with_argmax(xt, torch.from_numpy(rois), 7, 1.0)
+    np.testing.assert_array_equal(amt.numpy(), ram)
+    np.testing.assert_array_equal(yt.numpy(), ry)
+
+
 def test_fp16_and_module():
     x = torch.randn(1, 2, 8, 8).half()
     rois = torch.tensor([[0, 0, 0, 7, 7]], dtype=torch.float16)

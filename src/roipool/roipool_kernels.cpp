@@ -1,8 +1,12 @@
 // RoI pooling CPU kernels.
 //
-// Forward: the bin edges of every ROI are computed once; the work is then split over
-// (channel, roi) items, channel-major, so that a thread sweeps all ROIs of one channel while that
-// channel's feature planes stay in cache.
+// Forward (AVX2): the ROIs are bucketed by batch index; items are (batch, block of 16 channels,
+// run of ROIs). An item copies its block's planes once into a pixel-major scratch, so that each
+// bin scans its window 16 channels at a time with vector compares (no data-dependent branch); the
+// results are transposed back to (channel, bin) order and written once per ROI, streamed when the
+// outputs are large. Portable kernels and overlapping outputs: the bin edges of every ROI are
+// computed once and the work is split over (channel, roi) items, channel-major, so that a thread
+// sweeps all ROIs of one channel while that channel's feature planes stay in cache.
 //
 // Backward: the ROIs are bucketed by batch index (ascending r in each bucket); each item is a
 // (batch, channel block) whose float32 accumulator is the thread's own (no atomics), zeroed, filled
