@@ -240,7 +240,7 @@ __attribute__((target("avx2"))) void forward_roi_avx2(const RoiParams &p, const 
         b0 = b1 = ninf;
         for (int64_t hh = g.hs[i]; hh < g.he[i]; ++hh) {
           const float *px = hwc + (hh * p.w + g.ws[j]) * kFwdLanes;
-          // h * w <= INT32_MAX here, so pixel numbers fit the int32 lanes.
+          // h * w <= 2^20 here, so pixel numbers fit the int32 lanes.
           __m256i pix = _mm256_set1_epi32(static_cast<int>(hh * p.w + g.ws[j]));
           for (int64_t ww = g.ws[j]; ww < g.we[j]; ++ww, px += kFwdLanes) {
             const __m256 v0 = _mm256_loadu_ps(px), v1 = _mm256_loadu_ps(px + 8);
@@ -569,8 +569,9 @@ RoiDataError roi_check_batch(const RoiParams &p, const Strided2 &rois) {
 
 bool roi_forward_wide(const RoiParams &p, bool serial) {
 #ifdef POOLGRAD_X86
-  // Overlapping outputs keep the channel-major order of writes (serial path).
-  return !serial && cpu_has_avx2() && p.h * p.w <= std::numeric_limits<int32_t>::max();
+  // Overlapping outputs keep the channel-major order of writes (serial path); maps of more than
+  // 2^20 pixels keep it too, so that the pixel-major scratch stays within 64 MB a thread.
+  return !serial && cpu_has_avx2() && p.h * p.w <= (int64_t(1) << 20);
 #else
   (void)p, (void)serial;
   return false;
