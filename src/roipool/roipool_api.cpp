@@ -124,11 +124,8 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
     const Strided4 ys = to_nchw(y->view, false), as = to_nchw(argmax->view, false);
     const bool serial = !view_is_non_overlapping(y->view) || !view_is_non_overlapping(argmax->view);
     run = [p, xs, rs, ys, as, serial](const char **kernel) {
-      // Sixteen channels' planes, pixel-major (vector path), or float copies of one channel's N
-      // planes (channel-major path).
       const bool wide = roi_forward_wide(p, serial);
-      const int64_t planes = wide ? 16 : p.n, hw = p.h * p.w;
-      aclnnStatus s2 = check_scratch(kFwd, hw > INT64_MAX / 64 / planes ? -1 : 4 * planes * hw);
+      aclnnStatus s2 = check_scratch(kFwd, roi_forward_scratch_bytes(p, serial));
       if (s2) return s2;
       RoiDataError e = roi_check_batch(p, rs);
       if (e.kind) return data_error(kFwd, e, p.h * p.w, p.n);

@@ -171,6 +171,9 @@ void forward_items(const RoiParams &p, const Strided4 &x, const std::vector<RoiG
   }
 }
 
+// Channels per block of the vector forward (two AVX2 vectors).
+constexpr int64_t kFwdLanes = 16;
+
 #ifdef POOLGRAD_X86
 // ---- forward, sixteen channels at a time (AVX2) ----------------------------------------------------
 // Items are (batch, block of 16 channels, run of that batch's ROIs). An item copies its channels'
@@ -178,7 +181,6 @@ void forward_items(const RoiParams &p, const Strided4 &x, const std::vector<RoiG
 // with two vector compares per pixel, one lane per channel, and no data-dependent branch. Each
 // lane keeps the first strictly larger value in (h, w) order, as the scalar scan does: the same
 // values and argmax.
-constexpr int64_t kFwdLanes = 16;
 
 // dst[j * ds + i] = src[i * ss + j] for an 8 x 8 block of 32-bit values.
 __attribute__((target("avx2"))) inline void transpose8x8(const float *src, int64_t ss, float *dst,
@@ -273,13 +275,31 @@ __attribute__((target("avx2"))) void lanes_to_runs(const float *yb, int64_t bins
     for (int64_t l = 0; l < cn; ++l) yt[l * bins + t] = yb[t * kFwdLanes + l];
 }
 
+// Item `item` of the vector forward: batch b, channels [c0, c0 + 16), ROIs order[k0 .. k1) (run q
+// of the pair's `chunks` runs). The cost split and the kernel both decode items here.
+struct FwdItem {
+  int64_t pair, b, c0, k0, k1;
+};
+
+FwdItem forward_item(const RoiParams &p, const Buckets &bk, int64_t chunks, int64_t item) {
+  const int64_t nblk = (p.c + kFwdLanes - 1) / kFwdLanes;
+  FwdItem it;
+  it.pair = item / chunks;
+  const int64_t q = item % chunks;
+  it.b = it.pair / nblk;
+  it.c0 = (it.pair % nblk) * kFwdLanes;
+  const int64_t n0 = bk.start[it.b], cnt = bk.start[it.b + 1] - n0;
+  it.k0 = n0 + cnt * q / chunks;
+  it.k1 = n0 + cnt * (q + 1) / chunks;
+  return it;
+}
+
 __attribute__((target("avx2"))) void forward_blocks(const RoiParams &p, const Strided4 &x,
                                                     const std::vector<RoiGeom> &geo,
                                                     const Buckets &bk, int64_t chunks,
                                                     const Strided4 &y, const Strided4 &am, bool nt,
                                                     int64_t ib, int64_t ie) {
   const int64_t esz = dtype_size(p.dtype), hw = p.h * p.w, bins = p.ph * p.pw;
-  const int64_t nblk = (p.c + kFwdLanes - 1) / kFwdLanes;
   std::vector<float> hwc(static_cast<size_t>(hw * kFwdLanes)), row(static_cast<size_t>(p.w));
   std::vector<float> yb(static_cast<size_t>(bins * kFwdLanes)), yt(yb.size());
   std::vector<int32_t> ab(yb.size()), at(yb.size());
@@ -289,17 +309,14 @@ __attribute__((target("avx2"))) void forward_blocks(const RoiParams &p, const St
   const bool dense = flat && y.sc == bins && am.sc == bins;
   int64_t have = -1;  // the (batch, block) pair now in hwc
   for (int64_t item = ib; item < ie; ++item) {
-    const int64_t pair = item / chunks, q = item % chunks;
-    const int64_t b = pair / nblk, c0 = (pair % nblk) * kFwdLanes;
-    const int64_t cn = std::min(kFwdLanes, p.c - c0);
-    const int64_t n0 = bk.start[b], cnt = bk.start[b + 1] - n0;
-    const int64_t k0 = n0 + cnt * q / chunks, k1 = n0 + cnt * (q + 1) / chunks;
-    if (k0 == k1) continue;
-    if (pair != have) {
-      gather_block(p, x, b, c0, cn, hwc.data(), row.data());
-      have = pair;
+    const FwdItem it = forward_item(p, bk, chunks, item);
+    const int64_t c0 = it.c0, cn = std::min(kFwdLanes, p.c - c0);
+    if (it.k0 == it.k1) continue;
+    if (it.pair != have) {
+      gather_block(p, x, it.b, c0, cn, hwc.data(), row.data());
+      have = it.pair;
     }
-    for (int64_t k = k0; k < k1; ++k) {
+    for (int64_t k = it.k0; k < it.k1; ++k) {
       const int64_t r = bk.order[k];
       forward_roi_avx2(p, hwc.data(), geo[r], yb.data(), ab.data());
       lanes_to_runs(yb.data(), bins, cn, yt.data());
@@ -567,6 +584,13 @@ RoiDataError roi_check_batch(const RoiParams &p, const Strided2 &rois) {
   return e;
 }
 
+int64_t roi_forward_scratch_bytes(const RoiParams &p, bool serial) {
+  // Vector path: one block's planes, pixel-major; channel-major path: float copies of one
+  // channel's N planes.
+  const int64_t planes = roi_forward_wide(p, serial) ? kFwdLanes : p.n, hw = p.h * p.w;
+  return hw > INT64_MAX / 64 / std::max<int64_t>(planes, 1) ? -1 : 4 * planes * hw;
+}
+
 bool roi_forward_wide(const RoiParams &p, bool serial) {
 #ifdef POOLGRAD_X86
   // Overlapping outputs keep the channel-major order of writes (serial path); maps of more than
@@ -605,10 +629,9 @@ void roipool_forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois
     std::vector<int64_t> cost_end(static_cast<size_t>(pairs * chunks));
     int64_t total = 0;
     for (int64_t item = 0; item < pairs * chunks; ++item) {
-      const int64_t b = item / chunks / nblk, q = item % chunks;
-      const int64_t n0 = bk.start[b], cnt = bk.start[b + 1] - n0;
-      total += q == 0 ? hw : 0;
-      for (int64_t k = n0 + cnt * q / chunks; k < n0 + cnt * (q + 1) / chunks; ++k) total += roi_cost[bk.order[k]];
+      const FwdItem it = forward_item(p, bk, chunks, item);
+      total += item % chunks == 0 ? hw : 0;
+      for (int64_t k = it.k0; k < it.k1; ++k) total += roi_cost[bk.order[k]];
       cost_end[item] = total;
     }
     const int parts = static_cast<int>(std::min<int64_t>(threads, pairs * chunks));

@@ -45,6 +45,8 @@ bool roi_backward_wide();
 // Whether the forward takes the sixteen-channel AVX2 blocks (x86 with AVX2, unless
 // POOLGRAD_CPU_CAPABILITY=default; not for overlapping outputs); otherwise channel-major scalar.
 bool roi_forward_wide(const RoiParams &p, bool serial);
+// Scratch bytes a thread of the forward needs (-1: the count overflows).
+int64_t roi_forward_scratch_bytes(const RoiParams &p, bool serial);
 
 // Zero-fills a (possibly strided) tensor seen as (n, c, h, w).
 void zero_fill(const Strided4 &t, aclDataType dtype);
