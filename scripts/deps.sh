@@ -12,6 +12,9 @@ if [ "${POOLGRAD_NEED_CLANG:-0}" = 1 ]; then
   ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
   ls /usr/lib/llvm-*/lib/libomp.so >/dev/null 2>&1 || need+=(libomp-14-dev)  # OpenMP for clang
 fi
+if [ "${POOLGRAD_NEED_PERF:-0}" = 1 ]; then  # scripts/profile.sh
+  command -v perf >/dev/null || need+=(linux-perf)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "deps: installing ${need[*]}"
   SUDO=""
