@@ -428,6 +428,11 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
   const bool flat = gy.sw == 1 && gy.sh == p.pw && am.sw == 1 && am.sh == p.pw;
   const bool wide = roi_backward_wide();
   (void)wide;  // only read on x86
+  // Runs of 512 bytes or more (a 14x14 grid) are prefetched into L2 (prefetcht1), shorter ones into
+  // L1 (prefetcht0). Measured at 2 threads, L2 against L1: mask-14 (784-byte runs) 6% faster,
+  // the 7x7 rows (196-byte runs) 3-9% slower. profiles.md: the prefetches wait on miss buffers.
+  const bool l2_prefetch = bins * 4 >= 512;
+  (void)l2_prefetch;
   int64_t err_flat = -1;
   auto note = [&](int64_t r, int64_t c, int64_t i, int64_t j, int64_t a) {
     const int64_t f = ((r * p.c + c) * p.ph + i) * p.pw + j;
@@ -474,8 +479,13 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
         for (; c < c0 + cn; ++c) {
           if (rn >= 0) {
             const char *gn = elem(gy, esz, rn, c, 0, 0), *an = elem(am, 4, rn, c, 0, 0);
-            for (int64_t off = 0; off < bins * esz; off += 64) __builtin_prefetch(gn + off);
-            for (int64_t off = 0; off < bins * 4; off += 64) __builtin_prefetch(an + off);
+            if (l2_prefetch) {
+              for (int64_t off = 0; off < bins * esz; off += 64) __builtin_prefetch(gn + off, 0, 2);
+              for (int64_t off = 0; off < bins * 4; off += 64) __builtin_prefetch(an + off, 0, 2);
+            } else {
+              for (int64_t off = 0; off < bins * esz; off += 64) __builtin_prefetch(gn + off);
+              for (int64_t off = 0; off < bins * 4; off += 64) __builtin_prefetch(an + off);
+            }
           }
           const float *gv;
           if (p.dtype == ACL_FLOAT) {
