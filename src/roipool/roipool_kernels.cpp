@@ -341,6 +341,13 @@ __attribute__((target("avx2"))) void forward_blocks(const RoiParams &p, const St
 }
 #endif
 
+// Prefetches the cache lines of [p, p + bytes): Locality 3 is prefetcht0 (into L1), 2 is
+// prefetcht1 (into L2).
+template <int Locality>
+inline void prefetch_bytes(const char *p, int64_t bytes) {
+  for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off, 0, Locality);
+}
+
 // Four independent scatter runs interleaved bin by bin (the portable path of backward_items).
 // Returns false when some argmax is outside {-1} U [0, hw) (those entries are skipped).
 __attribute__((noinline)) bool scatter4(float *__restrict p0, float *__restrict p1,
@@ -480,11 +487,11 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
           if (rn >= 0) {
             const char *gn = elem(gy, esz, rn, c, 0, 0), *an = elem(am, 4, rn, c, 0, 0);
             if (l2_prefetch) {
-              for (int64_t off = 0; off < bins * esz; off += 64) __builtin_prefetch(gn + off, 0, 2);
-              for (int64_t off = 0; off < bins * 4; off += 64) __builtin_prefetch(an + off, 0, 2);
+              prefetch_bytes<2>(gn, bins * esz);
+              prefetch_bytes<2>(an, bins * 4);
             } else {
-              for (int64_t off = 0; off < bins * esz; off += 64) __builtin_prefetch(gn + off);
-              for (int64_t off = 0; off < bins * 4; off += 64) __builtin_prefetch(an + off);
+              prefetch_bytes<3>(gn, bins * esz);
+              prefetch_bytes<3>(an, bins * 4);
             }
           }
           const float *gv;
@@ -508,8 +515,8 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
           if (rn >= 0) {
             // The same four channels of the next ROI: a separate stream, fetched one ROI ahead.
             const char *gn = elem(gy, esz, rn, c, 0, 0), *an = elem(am, 4, rn, c, 0, 0);
-            for (int64_t off = 0; off < 4 * bins * esz; off += 64) __builtin_prefetch(gn + off);
-            for (int64_t off = 0; off < 4 * bins * 4; off += 64) __builtin_prefetch(an + off);
+            prefetch_bytes<3>(gn, 4 * bins * esz);
+            prefetch_bytes<3>(an, 4 * bins * 4);
           }
           const float *gv[4];
           const int32_t *av[4];
