@@ -738,6 +738,80 @@ TEST(MaxPoolNumerics, OverlappingGradInputViewIsDeterministic) {
   EXPECT_EQ(gx.get(3), 2.0f);
 }
 
+// The rounding of float32 sums to FLOAT16 / BF16 on the way out (vector and scalar paths), for
+// any bit pattern: every pixel p < HW/2 receives gradOutput[2p] and gradOutput[2p + 1] (indices
+// chosen by hand; an index outside its window is still scattered), so that gradInput[p] is
+// round((0 + a) + b). A quarter of the pairs are random bit patterns (NaN, infinities, subnormals
+// included); the others put b 7 to 12 binades below a (the sum lands on or near a rounding tie),
+// both in the lowest binades (subnormal sums) or both in the top one (overflow to infinity).
+// Planes of 63x65 pixels: the vector loops and their scalar tails both run, and a transposed
+// gradInput view takes the strided scalar write-out.
+TEST(MaxPoolNumerics, HalfPrecisionRoundingOfSums) {
+  std::mt19937 rng(20261203);
+  for (int run = 0; run < 4; ++run) {
+    const aclDataType dt = run % 2 ? ACL_FLOAT16 : ACL_BF16;
+    const bool transposed = run >= 2;  // gradInput with W outer: the strided (scalar) write-out
+    const int64_t C = 3, H = 63, W = 65, hw = H * W;
+    const int mant = dt == ACL_BF16 ? 7 : 10;  // mantissa bits
+    const int ebias = dt == ACL_BF16 ? 127 : 15, emax = dt == ACL_BF16 ? 254 : 30;
+    auto from_bits = [&](uint16_t b) { return dt == ACL_BF16 ? bf16_to_f32(b) : f16_to_f32(b); };
+    auto to_bits = [&](float f) { return dt == ACL_BF16 ? f32_to_bf16(f) : f32_to_f16(f); };
+    HostTensor gy({1, C, H, W}, dt), self({1, C, H, W}, dt), idx({1, C, H, W}, ACL_INT64);
+    HostTensor gx = transposed ? make_strided({1, C, H, W}, {0, 1, 3, 2}, 0, 0, dt, ACL_FORMAT_NCHW)
+                               : HostTensor({1, C, H, W}, dt);
+    std::vector<float> a(C * hw), want(C * hw, 0.0f);
+    for (int64_t i = 0; i < C * hw; ++i) {
+      const int64_t pl = i / hw, o = i % hw;  // output o of plane pl goes to pixel o / 2
+      const bool second = o % 2 == 1;          // b of the pair; a is at i - 1
+      const uint32_t sign = rng() & 0x8000, frac = rng() & ((1u << mant) - 1);
+      uint16_t bits = static_cast<uint16_t>(rng());  // kind 0: any pattern
+      const int kind = static_cast<int>((o / 2) % 4);
+      if (kind == 1 && second) {  // b 7 to 12 binades below a
+        const uint16_t ab = to_bits(a[i - 1]);
+        int e = (ab >> mant) & (dt == ACL_BF16 ? 0xFF : 0x1F);
+        if (e == 0 || e > emax) e = ebias;  // a subnormal, infinite or NaN: pair with 1.0's binade
+        e = std::max(1, e - 7 - static_cast<int>(rng() % 6));
+        bits = static_cast<uint16_t>(sign | (e << mant) | frac);
+      } else if (kind == 2) {  // both in the two lowest binades: subnormal or tiny sums
+        bits = static_cast<uint16_t>(sign | ((rng() % 2) << mant) | frac);
+      } else if (kind == 3) {  // both in the top binade, one sign: the sum overflows
+        const uint32_t sg = second ? to_bits(a[i - 1]) & 0x8000 : sign;
+        bits = static_cast<uint16_t>(sg | (emax << mant) | frac);
+      }
+      a[i] = from_bits(bits);
+      gy.set(i, a[i]);
+      a[i] = gy.get(i);  // what the tensor holds (a signalling NaN is stored quiet)
+      idx.set_int(i, o / 2);
+      want[pl * hw + o / 2] += a[i];  // (0 + a) + b in float32, in output order
+    }
+    IntArray k({3}), s({1}), p({1}), d({1});
+    uint64_t ws;
+    aclOpExecutor *ex;
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k, s, p,
+                                                                d, false, gx.t(), &ws, &ex),
+              ACLNN_SUCCESS) << last_msg();
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    int64_t bad = 0, nans = 0, infs = 0, subnormal = 0;
+    for (int64_t i = 0; i < C * hw; ++i) {
+      const float got = gx.get(i), exp = from_bits(to_bits(want[i]));
+      const bool same = std::isnan(exp) ? std::isnan(got) : std::memcmp(&got, &exp, 4) == 0;
+      nans += std::isnan(exp);
+      infs += std::isinf(exp);
+      const uint16_t eb = to_bits(exp);
+      subnormal += (eb & 0x7fff) != 0 && (eb >> mant & (dt == ACL_BF16 ? 0xFF : 0x1F)) == 0;
+      if (!same && bad++ < 5)
+        ADD_FAILURE() << "dtype " << dt << (transposed ? " (W outer)" : "") << " pixel " << i
+                      << ": sum " << want[i] << " gave " << got << ", want " << exp;
+    }
+    EXPECT_EQ(bad, 0);
+    // The cases that matter were drawn.
+    EXPECT_GT(nans, 10);
+    EXPECT_GT(infs, 10);
+    EXPECT_GT(subnormal, 10);
+    EXPECT_TRUE(gx.guards_intact());
+  }
+}
+
 TEST(MaxPoolGolden, MatchesPyTorch) {
   auto cases = read_golden(POOLGRAD_GOLDEN_DIR "/maxpool.txt");
   ASSERT_GE(cases.size(), 10u);
