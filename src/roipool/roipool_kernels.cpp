@@ -461,6 +461,13 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
         return;
       }
   };
+  // The bins of gradOutput (r, c) of the flat layout as float32: in place for FLOAT, else
+  // converted into buf.
+  auto grad_run = [&](int64_t r, int64_t c, float *buf) -> const float * {
+    if (p.dtype == ACL_FLOAT) return reinterpret_cast<const float *>(elem(gy, 4, r, c, 0, 0));
+    row_to_f32(p.dtype, elem(gy, esz, r, c, 0, 0), 1, bins, buf);
+    return buf;
+  };
   // One (roi, channel) run of the flat layout: plane[argmax] += grad, in bin order.
   auto scatter_run = [&](float *plane, const float *gv, const int32_t *av, int64_t r, int64_t c) {
     for (int64_t k = 0; k < bins; ++k) {
@@ -494,13 +501,7 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
               prefetch_bytes<3>(an, bins * 4);
             }
           }
-          const float *gv;
-          if (p.dtype == ACL_FLOAT) {
-            gv = reinterpret_cast<const float *>(elem(gy, 4, r, c, 0, 0));
-          } else {
-            row_to_f32(p.dtype, elem(gy, esz, r, c, 0, 0), 1, bins, g.data());
-            gv = g.data();
-          }
+          const float *gv = grad_run(r, c, g.data());
           const int32_t *av = reinterpret_cast<const int32_t *>(elem(am, 4, r, c, 0, 0));
           if (!scatter_run_avx2(acc.data() + (c - c0) * ps, gv, av, bins, hw)) first_bad(r, c, av);
         }
@@ -522,12 +523,7 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
           const int32_t *av[4];
           float *pl[4];
           for (int u = 0; u < 4; ++u) {
-            if (p.dtype == ACL_FLOAT) {
-              gv[u] = reinterpret_cast<const float *>(elem(gy, 4, r, c + u, 0, 0));
-            } else {
-              row_to_f32(p.dtype, elem(gy, esz, r, c + u, 0, 0), 1, bins, g.data() + u * bins);
-              gv[u] = g.data() + u * bins;
-            }
+            gv[u] = grad_run(r, c + u, g.data() + u * bins);
             av[u] = reinterpret_cast<const int32_t *>(elem(am, 4, r, c + u, 0, 0));
             pl[u] = acc.data() + (c + u - c0) * ps;
           }
@@ -540,14 +536,7 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
       for (; c < c0 + cn; ++c) {
         float *plane = acc.data() + (c - c0) * ps;
         if (flat) {
-          const float *gv;
-          if (p.dtype == ACL_FLOAT) {
-            gv = reinterpret_cast<const float *>(elem(gy, 4, r, c, 0, 0));
-          } else {
-            row_to_f32(p.dtype, elem(gy, esz, r, c, 0, 0), 1, bins, g.data());
-            gv = g.data();
-          }
-          scatter_run(plane, gv, reinterpret_cast<const int32_t *>(elem(am, 4, r, c, 0, 0)), r, c);
+          scatter_run(plane, grad_run(r, c, g.data()), reinterpret_cast<const int32_t *>(elem(am, 4, r, c, 0, 0)), r, c);
           continue;
         }
         for (int64_t i = 0; i < p.ph; ++i) {
