@@ -274,6 +274,18 @@ aclnnStatus make_executor(const char *api, std::function<aclnnStatus(const char 
   return ACLNN_SUCCESS;
 }
 
+aclnnStatus check_out_pointers(const char *api, const uint64_t *workspace_size, aclOpExecutor **executor) {
+  if (!workspace_size) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
+  if (!executor) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus check_not_null(const char *api, std::initializer_list<NamedArg> args) {
+  for (const NamedArg &x : args)
+    if (!x.p) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, x.name);
+  return ACLNN_SUCCESS;
+}
+
 aclnnStatus check_data(const char *api, std::initializer_list<Named> all) {
   for (const Named &x : all)
     if (x.t->view.numel() > 0 && x.t->view.data == nullptr)

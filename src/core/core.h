@@ -106,6 +106,15 @@ aclOpExecutor *new_executor(const char *api, std::function<aclnnStatus(const cha
 aclnnStatus make_executor(const char *api, std::function<aclnnStatus(const char **)> run,
                           std::string trace, uint64_t *workspace_size, aclOpExecutor **executor);
 
+// Step 1 of every phase 1: 161001 when workspaceSize or executor is null.
+aclnnStatus check_out_pointers(const char *api, const uint64_t *workspace_size, aclOpExecutor **executor);
+// Step 2: 161001 naming the first null argument, in the order given.
+struct NamedArg {
+  const char *name;
+  const void *p;
+};
+aclnnStatus check_not_null(const char *api, std::initializer_list<NamedArg> args);
+
 struct Named {
   const char *name;
   const aclTensor *t;

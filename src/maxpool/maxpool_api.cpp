@@ -151,16 +151,11 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
   const char *api = kFwd;
   aclnnStatus st;
   // 1-2: null pointers.
-  if (!workspaceSize) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
-  if (!executor) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
-  const struct {
-    const char *name;
-    const void *p;
-  } ptrs[] = {{"self", self},         {"kernelSize", kernelSize}, {"stride", stride},
-              {"padding", padding},   {"dilation", dilation},     {"out", out},
-              {"indices", indices}};
-  for (const auto &x : ptrs)
-    if (!x.p) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, x.name);
+  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
+  if ((st = check_not_null(api, {{"self", self}, {"kernelSize", kernelSize}, {"stride", stride},
+                                 {"padding", padding}, {"dilation", dilation}, {"out", out},
+                                 {"indices", indices}})))
+    return st;
   // 3: dtypes.
   const MaxPoolRules &rules = maxpool_rules(false);
   const aclDataType dt = self->view.dtype;
@@ -226,19 +221,14 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
     const aclIntArray *dilation, bool ceilMode, aclTensor *gradInput, uint64_t *workspaceSize,
     aclOpExecutor **executor) {
   const char *api = kBwd;
-  if (!workspaceSize) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
-  if (!executor) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
-  const struct {
-    const char *name;
-    const void *p;
-  } ptrs[] = {{"gradOutput", gradOutput}, {"self", self},         {"indices", indices},
-              {"kernelSize", kernelSize}, {"stride", stride},     {"padding", padding},
-              {"dilation", dilation},     {"gradInput", gradInput}};
-  for (const auto &x : ptrs)
-    if (!x.p) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, x.name);
+  aclnnStatus st;
+  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
+  if ((st = check_not_null(api, {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices},
+                                 {"kernelSize", kernelSize}, {"stride", stride}, {"padding", padding},
+                                 {"dilation", dilation}, {"gradInput", gradInput}})))
+    return st;
   const MaxPoolRules &rules = maxpool_rules(true);
   const aclDataType dt = self->view.dtype;
-  aclnnStatus st;
   if (!is_pool_dtype(dt))
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: self dtype must be FLOAT, FLOAT16 or BF16, but got %s",
                 api, dtype_name(dt));

@@ -50,14 +50,12 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
                                                       aclTensor *argmax, uint64_t *workspaceSize,
                                                       aclOpExecutor **executor) {
   const char *api = kFwd;
-  if (!workspaceSize) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
-  if (!executor) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
+  if (aclnnStatus st = check_out_pointers(api, workspaceSize, executor)) return st;
   if (!roi_rules().available)
     return fail(ACLNN_ERR_RUNTIME_ERROR, "%s: this operator is not available on %s (Ascend950 only)",
                 api, soc_name(current_soc()));
+  if (aclnnStatus st = check_not_null(api, {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}})) return st;
   const Named all[] = {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}};
-  for (const Named &t : all)
-    if (!t.t) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, t.name);
   const aclDataType dt = x->view.dtype;
   if (!is_roi_dtype(dt))
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: x dtype must be FLOAT or FLOAT16, but got %s", api,
@@ -155,15 +153,15 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
     const aclTensor *argmax, int64_t pooledH, int64_t pooledW, double /*spatialScale*/,
     uint64_t *workspaceSize, aclOpExecutor **executor) {
   const char *api = kBwd;
-  if (!workspaceSize) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
-  if (!executor) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
+  if (aclnnStatus st = check_out_pointers(api, workspaceSize, executor)) return st;
   if (!roi_rules().available)
     return fail(ACLNN_ERR_RUNTIME_ERROR, "%s: this operator is not available on %s (Ascend950 only)",
                 api, soc_name(current_soc()));
+  if (aclnnStatus st = check_not_null(api, {{"gradOutput", gradOutput}, {"gradInputRef", gradInputRef},
+                                            {"rois", rois}, {"argmax", argmax}}))
+    return st;
   const Named all[] = {
       {"gradOutput", gradOutput}, {"gradInputRef", gradInputRef}, {"rois", rois}, {"argmax", argmax}};
-  for (const Named &t : all)
-    if (!t.t) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: %s must not be null", api, t.name);
   const aclDataType dt = gradOutput->view.dtype;
   if (!is_roi_dtype(dt))
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput dtype must be FLOAT or FLOAT16, but got %s",
