@@ -54,7 +54,8 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
   if (!roi_rules().available)
     return fail(ACLNN_ERR_RUNTIME_ERROR, "%s: this operator is not available on %s (Ascend950 only)",
                 api, soc_name(current_soc()));
-  if (aclnnStatus st = check_not_null(api, {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}})) return st;
+  if (aclnnStatus st = check_not_null(api, {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}}))
+    return st;
   const Named all[] = {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}};
   const aclDataType dt = x->view.dtype;
   if (!is_roi_dtype(dt))
