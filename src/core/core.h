@@ -1,6 +1,7 @@
 // poolgrad core: status and last-error messages, tensor handles and views, executors, threads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -119,6 +120,13 @@ struct Named {
   const char *name;
   const aclTensor *t;
 };
+// check_not_null over a list of tensors that later checks use too.
+template <size_t N>
+aclnnStatus check_not_null(const char *api, const Named (&all)[N]) {
+  for (const Named &x : all)
+    if (!x.t) return check_not_null(api, {{x.name, nullptr}});
+  return ACLNN_SUCCESS;
+}
 // 161001 for a tensor that has elements but no data address.
 aclnnStatus check_data(const char *api, std::initializer_list<Named> all);
 

@@ -54,9 +54,8 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
   if (!roi_rules().available)
     return fail(ACLNN_ERR_RUNTIME_ERROR, "%s: this operator is not available on %s (Ascend950 only)",
                 api, soc_name(current_soc()));
-  if (aclnnStatus st = check_not_null(api, {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}}))
-    return st;
   const Named all[] = {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}};
+  if (aclnnStatus st = check_not_null(api, all)) return st;
   const aclDataType dt = x->view.dtype;
   if (!is_roi_dtype(dt))
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: x dtype must be FLOAT or FLOAT16, but got %s", api,
@@ -158,11 +157,9 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
   if (!roi_rules().available)
     return fail(ACLNN_ERR_RUNTIME_ERROR, "%s: this operator is not available on %s (Ascend950 only)",
                 api, soc_name(current_soc()));
-  if (aclnnStatus st = check_not_null(api, {{"gradOutput", gradOutput}, {"gradInputRef", gradInputRef},
-                                            {"rois", rois}, {"argmax", argmax}}))
-    return st;
   const Named all[] = {
       {"gradOutput", gradOutput}, {"gradInputRef", gradInputRef}, {"rois", rois}, {"argmax", argmax}};
+  if (aclnnStatus st = check_not_null(api, all)) return st;
   const aclDataType dt = gradOutput->view.dtype;
   if (!is_roi_dtype(dt))
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput dtype must be FLOAT or FLOAT16, but got %s",

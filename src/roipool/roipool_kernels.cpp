@@ -536,7 +536,8 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
       for (; c < c0 + cn; ++c) {
         float *plane = acc.data() + (c - c0) * ps;
         if (flat) {
-          scatter_run(plane, grad_run(r, c, g.data()), reinterpret_cast<const int32_t *>(elem(am, 4, r, c, 0, 0)), r, c);
+          scatter_run(plane, grad_run(r, c, g.data()),
+                      reinterpret_cast<const int32_t *>(elem(am, 4, r, c, 0, 0)), r, c);
           continue;
         }
         for (int64_t i = 0; i < p.ph; ++i) {
