@@ -70,6 +70,14 @@ struct IA {
   ~IA() { aclDestroyIntArray(a); }
 };
 
+// A phase-2 workspace of `bytes`, kept between calls (grown once, as a caller that reuses its
+// buffer would).
+void *workspace(uint64_t bytes) {
+  static std::vector<unsigned char> buf;
+  if (buf.size() < bytes) buf.resize(bytes);
+  return bytes ? buf.data() : nullptr;
+}
+
 // The timed loop: phase 2 on a repeatable executor, or phase 1 + phase 2 per iteration.
 template <class P1, class P2>
 bool time_phases(benchmark::State &state, P1 phase1, P2 phase2, bool with_phase1) {
@@ -138,15 +146,15 @@ void maxpool(benchmark::State &state, const MaxRow &r, bool backward, aclDataTyp
   uint64_t ws;
   aclOpExecutor *ex;
   aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t, k.a, s.a, p.a, d.a, r.ceil, out.t, idx.t, &ws, &ex);
-  aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr);
+  aclnnMaxPool2dWithIndices(workspace(ws), ws, ex, nullptr);
   auto phase1 = [&](aclOpExecutor **e) {
     return backward ? aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t, x.t, idx.t, k.a, s.a, p.a, d.a, r.ceil,
                                                                          gx.t, &ws, e)
                     : aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t, k.a, s.a, p.a, d.a, r.ceil, out.t, idx.t, &ws, e);
   };
   auto phase2 = [&](aclOpExecutor *e) {
-    return backward ? aclnnMaxPool2dWithIndicesBackward(nullptr, 0, e, nullptr)
-                    : aclnnMaxPool2dWithIndices(nullptr, 0, e, nullptr);
+    return backward ? aclnnMaxPool2dWithIndicesBackward(workspace(ws), ws, e, nullptr)
+                    : aclnnMaxPool2dWithIndices(workspace(ws), ws, e, nullptr);
   };
   if (!time_phases(state, phase1, phase2, with_phase1)) return;
   const size_t bytes = backward ? gy.buf->bytes + idx.buf->bytes + gx.buf->bytes
@@ -193,7 +201,7 @@ void roi(benchmark::State &state, const RoiRow &w, bool backward, bool with_phas
   uint64_t ws;
   aclOpExecutor *ex;
   aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t, rois.t, w.pooled, w.pooled, w.scale, w.scale, y.t, am.t, &ws, &ex);
-  aclnnRoiPoolingWithArgMax(nullptr, 0, ex, nullptr);
+  aclnnRoiPoolingWithArgMax(workspace(ws), ws, ex, nullptr);
   auto phase1 = [&](aclOpExecutor **e) {
     return backward ? aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t, gx.t, rois.t, am.t, w.pooled, w.pooled,
                                                                      w.scale, &ws, e)
@@ -201,8 +209,8 @@ void roi(benchmark::State &state, const RoiRow &w, bool backward, bool with_phas
                                                                 y.t, am.t, &ws, e);
   };
   auto phase2 = [&](aclOpExecutor *e) {
-    return backward ? aclnnRoiPoolingGradWithArgMax(nullptr, 0, e, nullptr)
-                    : aclnnRoiPoolingWithArgMax(nullptr, 0, e, nullptr);
+    return backward ? aclnnRoiPoolingGradWithArgMax(workspace(ws), ws, e, nullptr)
+                    : aclnnRoiPoolingWithArgMax(workspace(ws), ws, e, nullptr);
   };
   if (!time_phases(state, phase1, phase2, with_phase1)) return;
   const size_t bytes = backward ? gy.buf->bytes + am.buf->bytes + rois.buf->bytes + gx.buf->bytes

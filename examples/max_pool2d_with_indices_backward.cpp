@@ -69,7 +69,13 @@ int main() {
   CHECK_RET(ret == ACL_SUCCESS,
             LOG_PRINT("aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize failed. ERROR: %d\n", ret);
             return ret);
-  ret = aclnnMaxPool2dWithIndicesBackward(workspaceAddr, workspaceSize, executor, stream);
+  // The backward asks for its own workspace.
+  void *bwdWorkspaceAddr = nullptr;
+  if (workspaceSize > 0) {
+    ret = aclrtMalloc(&bwdWorkspaceAddr, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret); return ret);
+  }
+  ret = aclnnMaxPool2dWithIndicesBackward(bwdWorkspaceAddr, workspaceSize, executor, stream);
   CHECK_RET(ret == ACL_SUCCESS,
             LOG_PRINT("aclnnMaxPool2dWithIndicesBackward failed. ERROR: %d\n", ret); return ret);
   ret = aclrtSynchronizeStream(stream);
@@ -93,7 +99,8 @@ int main() {
   aclrtFree(indicesAddr);
   aclrtFree(gradOutAddr);
   aclrtFree(gradInAddr);
-  if (workspaceSize > 0) aclrtFree(workspaceAddr);
+  if (workspaceAddr) aclrtFree(workspaceAddr);
+  if (bwdWorkspaceAddr) aclrtFree(bwdWorkspaceAddr);
   aclrtDestroyStream(stream);
   aclrtResetDevice(deviceId);
   aclFinalize();

@@ -10,7 +10,6 @@ command -v g++ >/dev/null || need+=(g++)
 if [ "${POOLGRAD_NEED_CLANG:-0}" = 1 ]; then
   command -v clang++ >/dev/null || need+=(clang)
   ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
-  ls /usr/lib/llvm-*/lib/libomp.so >/dev/null 2>&1 || need+=(libomp-14-dev)  # OpenMP for clang
 fi
 if [ "${POOLGRAD_NEED_PERF:-0}" = 1 ]; then  # scripts/profile.sh
   command -v perf >/dev/null || need+=(linux-perf)

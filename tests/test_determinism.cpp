@@ -56,19 +56,19 @@ TEST_P(Determinism, AllFourOperatorsAcrossThreadCounts) {
     uint64_t ws;
     aclOpExecutor *ex;
     ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex), ACLNN_SUCCESS);
-    ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
     ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d, false, gx.t(), &ws, &ex),
               ACLNN_SUCCESS);
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
     HostTensor y({R, 8, 3, 3}, rdt, ACL_FORMAT_ND), am({R, 8, 3, 3}, ACL_INT32, ACL_FORMAT_ND),
         rgx({2, 8, 12, 12}, rdt, ACL_FORMAT_ND);
     HostTensor fxnd({2, 8, 12, 12}, rdt, ACL_FORMAT_ND);
     for (int64_t i = 0; i < fx.numel(); ++i) fxnd.set(i, fx.get(i));
     ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(fxnd.t(), rois.t(), 3, 3, 1, 1, y.t(), am.t(), &ws, &ex), ACLNN_SUCCESS);
-    ASSERT_EQ(aclnnRoiPoolingWithArgMax(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnRoiPoolingWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
     ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(rgy.t(), rgx.t(), rois.t(), am.t(), 3, 3, 1.0, &ws, &ex),
               ACLNN_SUCCESS) << last_msg();
-    ASSERT_EQ(aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
     std::vector<std::vector<uint32_t>> now = {bits(out), bits(gx), bits(y), bits(rgx)};
     std::vector<uint32_t> ids(idx.numel()), ams(am.numel());
     for (int64_t i = 0; i < idx.numel(); ++i) ids[i] = static_cast<uint32_t>(idx.get_int(i));

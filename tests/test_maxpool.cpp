@@ -88,7 +88,7 @@ struct BwdArgs {
 TEST(MaxPoolBackwardContract, ValidBaseline) {
   BwdArgs a;
   EXPECT_EQ(a.call(), ACLNN_SUCCESS) << last_msg();
-  EXPECT_EQ(a.ws, 0u);
+  EXPECT_GT(a.ws, 0u);  // the kernel's scratch: the caller allocates it
 }
 
 TEST(MaxPoolBackwardContract, NullPointers) {
@@ -256,7 +256,7 @@ TEST(MaxPoolBackwardContract, EmptyBatch) {
                                                               a.p, a.d, false, gx.t(), &ws, &ex),
             ACLNN_SUCCESS);
   EXPECT_EQ(ws, 0u);
-  EXPECT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  EXPECT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
 }
 
 TEST(MaxPoolBackwardContract, Phase2Misuse) {
@@ -272,14 +272,14 @@ TEST(MaxPoolBackwardContract, Phase2Misuse) {
   EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(nullptr, 16, ex, nullptr),
                     ACLNN_ERR_PARAM_NULLPTR, kBwd, "workspace");
   // The executor was consumed by the failed call: running it again is detected.
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr),
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
                     ACLNN_ERR_PARAM_INVALID, kBwd, "not a live executor");
   // An executor of another API.
   HostTensor x({1, 1, 4, 4}, ACL_FLOAT), out({1, 1, 2, 2}, ACL_FLOAT), idx({1, 1, 2, 2}, ACL_INT64);
   ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), a.k, a.s, a.p, a.d, false, out.t(),
                                                       idx.t(), &ws, &ex),
             ACLNN_SUCCESS);
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr),
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
                     ACLNN_ERR_PARAM_INVALID, kBwd, "made by aclnnMaxPool2dWithIndices");
 }
 
@@ -326,7 +326,7 @@ TEST(MaxPoolForwardContract, Rules) {
   ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x0.t(), k, s, p, d, false, o0.t(), i0.t(), &ws, &ex),
             ACLNN_SUCCESS);
   EXPECT_EQ(ws, 0u);
-  EXPECT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  EXPECT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
 }
 
 TEST(MaxPoolForwardContract, Int32IndicesNeedSmallPlanes) {
@@ -475,7 +475,7 @@ void run_case(const Cfg &c, std::mt19937 &rng, int indices_mode) {
                                                       &ws, &ex),
             ACLNN_SUCCESS)
       << last_msg();
-  ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+  ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
   std::vector<float> rout;
   std::vector<int64_t> ridx;
   ref_forward(xd, planes, c.h, c.w, a, ho, wo, &rout, &ridx);
@@ -522,7 +522,7 @@ void run_case(const Cfg &c, std::mt19937 &rng, int indices_mode) {
                                                               c.ceil, gx.t(), &ws, &ex),
             ACLNN_SUCCESS)
       << last_msg();
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
   const std::vector<float> rgx = ref_backward(gyd, ridx, planes, c.h, c.w, ho, wo);
   for (int64_t pl = 0; pl < planes; ++pl)
     for (int64_t i = 0; i < c.h * c.w; ++i) {
@@ -621,7 +621,7 @@ TEST(MaxPoolNumerics, GatherPathBadIndex) {
   ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d, false,
                                                               gx.t(), &ws, &ex),
             ACLNN_SUCCESS) << last_msg();
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(nullptr, ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID,
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID,
                     "aclnnMaxPool2dWithIndicesBackward", "indices[0,1,1,1]=256");
   EXPECT_TRUE(gx.guards_intact());
 }
@@ -635,7 +635,7 @@ TEST(MaxPoolNumerics, NoInputElementInWindowGivesMinusInfAndMinusOne) {
   aclOpExecutor *ex;
   ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
             ACLNN_SUCCESS) << last_msg();
-  ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   EXPECT_EQ(out.get(0), -INFINITY);
   EXPECT_EQ(idx.get_int(0), -1);
   // The backward skips the -1.
@@ -644,7 +644,7 @@ TEST(MaxPoolNumerics, NoInputElementInWindowGivesMinusInfAndMinusOne) {
   ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
                                                               false, gx.t(), &ws, &ex),
             ACLNN_SUCCESS);
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(gx.get(i), 0.0f);
 }
 
@@ -657,14 +657,14 @@ TEST(MaxPoolNumerics, TiesFirstWinsNaNLastWins) {
   aclOpExecutor *ex;
   ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
             ACLNN_SUCCESS);
-  ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   EXPECT_TRUE(std::isnan(out.get(0)));
   EXPECT_EQ(idx.get_int(0), 5);
   x.set(3, 0.0f);
   x.set(5, 0.0f);
   ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
             ACLNN_SUCCESS);
-  ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   EXPECT_EQ(out.get(0), 3.0f);
   EXPECT_EQ(idx.get_int(0), 1);
 }
@@ -679,7 +679,7 @@ TEST(MaxPoolNumerics, WorkedExampleFromCannSample) {
   aclOpExecutor *ex;
   ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
             ACLNN_SUCCESS);
-  ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   EXPECT_EQ(idx.get_int(0), 0);
   EXPECT_EQ(idx.get_int(1), 6);
   HostTensor gy({1, 1, 2, 1}, ACL_FLOAT), gx({1, 1, 4, 3}, ACL_FLOAT);
@@ -688,7 +688,7 @@ TEST(MaxPoolNumerics, WorkedExampleFromCannSample) {
   ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
                                                               false, gx.t(), &ws, &ex),
             ACLNN_SUCCESS);
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   for (int i = 0; i < 12; ++i)
     EXPECT_EQ(gx.get(i), i == 0 ? 0.4757f : i == 6 ? 0.1726f : 0.0f) << i;
 }
@@ -710,7 +710,7 @@ TEST(MaxPoolNumerics, BadIndexInPhase2) {
       ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k, s,
                                                                   p, d, false, gx.t(), &ws, &ex),
                 ACLNN_SUCCESS);
-      EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr),
+      EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
                         ACLNN_ERR_PARAM_INVALID, kBwd,
                         "indices[1,1,0,1]=" + std::to_string(badv));
       EXPECT_TRUE(gx.outside_view_untouched());
@@ -733,7 +733,7 @@ TEST(MaxPoolNumerics, OverlappingGradInputViewIsDeterministic) {
   ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k, s, p,
                                                               d, false, gx.t(), &ws, &ex),
             ACLNN_SUCCESS);
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   EXPECT_EQ(gx.get(0), 0.0f);
   EXPECT_EQ(gx.get(3), 2.0f);
 }
@@ -790,7 +790,7 @@ TEST(MaxPoolNumerics, HalfPrecisionRoundingOfSums) {
     ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k, s, p,
                                                                 d, false, gx.t(), &ws, &ex),
               ACLNN_SUCCESS) << last_msg();
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
     int64_t bad = 0, nans = 0, infs = 0, subnormal = 0;
     for (int64_t i = 0; i < C * hw; ++i) {
       const float got = gx.get(i), exp = from_bits(to_bits(want[i]));
@@ -838,7 +838,7 @@ TEST(MaxPoolGolden, MatchesPyTorch) {
       aclOpExecutor *ex;
       ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, ceil, out.t(), idx.t(), &ws, &ex),
                 ACLNN_SUCCESS) << last_msg();
-      ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+      ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
       for (int64_t i = 0; i < out.numel(); ++i) {
         ASSERT_EQ(out.get(i), static_cast<float>(gout[i])) << i;
         ASSERT_EQ(idx.get_int(i), static_cast<int64_t>(g.arrays.at("indices")[i])) << i;
@@ -848,7 +848,7 @@ TEST(MaxPoolGolden, MatchesPyTorch) {
       ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
                                                                   ceil, gx.t(), &ws, &ex),
                 ACLNN_SUCCESS);
-      ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+      ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
       const auto &ggx = g.arrays.at("gradInput");
       for (int64_t i = 0; i < gx.numel(); ++i) {
         const float want = static_cast<float>(ggx[i]);

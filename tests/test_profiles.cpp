@@ -45,7 +45,7 @@ struct Bwd {
     aclnnStatus st = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k, s, p, d,
                                                                        false, gx.t(), &ws, &ex);
     if (st == ACLNN_SUCCESS) {
-      st = aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr);
+      st = aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr);
       values = gx.values();
     }
     return st;
@@ -63,7 +63,7 @@ aclnnStatus fwd(aclDataType dt, aclDataType idt, aclFormat fmt, std::vector<int6
   uint64_t ws;
   aclOpExecutor *ex;
   aclnnStatus st = aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex);
-  if (st == ACLNN_SUCCESS) st = aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr);
+  if (st == ACLNN_SUCCESS) st = aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr);
   return st;
 }
 

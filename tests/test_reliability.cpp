@@ -89,9 +89,10 @@ TEST(Overflow, AllocationBeyondMemory) {
   EXPECT_EQ(p, nullptr);
 }
 
-TEST(Overflow, ScratchBeyondMemoryIsAStatusNotACrash) {
-  // Planes of 2^40 elements as zero-stride views (one element of storage): accepted by phase 1
-  // as CANN would, refused by phase 2 before any allocation, with ACLNN_ERR_INNER and a message.
+TEST(Overflow, ScratchBeyondMemoryIsRefusedInPhase1) {
+  // Planes of 2^40 elements as zero-stride views (one element of storage): the kernels' scratch
+  // (the workspace) would exceed the host's memory, so phase 1 refuses the call with
+  // ACLNN_ERR_INNER and a message naming the bytes, before anything is allocated.
   const int64_t big = int64_t(1) << 20, half = big / 2;
   int64_t xd[] = {1, 1, big, big}, od[] = {1, 1, half, half}, zs[] = {0, 0, 0, 0}, one[] = {1};
   float fx = 0, fo = 0, fg = 0, fgx = 0;
@@ -103,28 +104,25 @@ TEST(Overflow, ScratchBeyondMemoryIsAStatusNotACrash) {
   aclTensor *gx = aclCreateTensor(xd, 4, ACL_FLOAT, zs, 0, ACL_FORMAT_NCHW, one, 1, &fgx);
   ASSERT_TRUE(x && out && idx && gy && gx);
   IntArray k({2}), s({2}), p({0}), d({1});
-  uint64_t ws;
-  aclOpExecutor *ex;
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, out, idx, &ws, &ex), ACLNN_SUCCESS);
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_ERR_INNER,
-                    "aclnnMaxPool2dWithIndices", "bytes of scratch memory");
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy, x, idx, k, s, p, d, false, gx, &ws, &ex),
-            ACLNN_SUCCESS);
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_ERR_INNER,
-                    "aclnnMaxPool2dWithIndicesBackward", "bytes of scratch memory");
-  // RoI backward onto such a plane.
-  int64_t gd[] = {1, 1, 1, 1}, rd[] = {1, 5}, rs[] = {5, 1}, five[] = {5}, gs[] = {1, 1, 1, 1};
-  float rois[5] = {0, 0, 0, 1, 1}, g1 = 1;
+  uint64_t ws = 7;
+  aclOpExecutor *ex = nullptr;
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, out, idx, &ws, &ex),
+                    ACLNN_ERR_INNER, "aclnnMaxPool2dWithIndices", "bytes of workspace");
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy, x, idx, k, s, p, d, false, gx, &ws, &ex),
+                    ACLNN_ERR_INNER, "aclnnMaxPool2dWithIndicesBackward", "bytes of workspace");
+  // RoI forward over 64 such maps of 2^30 pixels: the channel-major path keeps a float copy of
+  // one channel's 64 planes, 256 GB.
+  int64_t yd[] = {1, 1, 1, 1}, rd[] = {1, 5}, rs[] = {5, 1}, five[] = {5}, ys[] = {1, 1, 1, 1};
+  float rois[5] = {0, 0, 0, 1, 1}, y1 = 0;
   int32_t a1 = 0;
-  aclTensor *rg = aclCreateTensor(gd, 4, ACL_FLOAT, gs, 0, ACL_FORMAT_ND, one, 1, &g1);
-  aclTensor *ra = aclCreateTensor(gd, 4, ACL_INT32, gs, 0, ACL_FORMAT_ND, one, 1, &a1);
+  aclTensor *ry = aclCreateTensor(yd, 4, ACL_FLOAT, ys, 0, ACL_FORMAT_ND, one, 1, &y1);
+  aclTensor *ra = aclCreateTensor(yd, 4, ACL_INT32, ys, 0, ACL_FORMAT_ND, one, 1, &a1);
   aclTensor *rr = aclCreateTensor(rd, 2, ACL_FLOAT, rs, 0, ACL_FORMAT_ND, five, 1, rois);
-  aclTensor *rgx = aclCreateTensor(xd, 4, ACL_FLOAT, zs, 0, ACL_FORMAT_ND, one, 1, &fgx);
-  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(rg, rgx, rr, ra, 1, 1, 1.0, &ws, &ex), ACLNN_SUCCESS)
-      << last_msg();
-  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr), ACLNN_ERR_INNER,
-                    "aclnnRoiPoolingGradWithArgMax", "bytes of scratch memory");
-  for (aclTensor *t : {x, out, idx, gy, gx, rg, ra, rr, rgx}) aclDestroyTensor(t);
+  int64_t rxd[] = {64, 1, 1 << 15, 1 << 15};
+  aclTensor *rx = aclCreateTensor(rxd, 4, ACL_FLOAT, zs, 0, ACL_FORMAT_ND, one, 1, &fgx);
+  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(rx, rr, 1, 1, 1.0f, 1.0f, ry, ra, &ws, &ex),
+                    ACLNN_ERR_INNER, "aclnnRoiPoolingWithArgMax", "bytes of workspace");
+  for (aclTensor *t : {x, out, idx, gy, gx, ry, ra, rr, rx}) aclDestroyTensor(t);
 }
 
 // ---- regressions from fuzzing --------------------------------------------------------------------
@@ -138,11 +136,11 @@ TEST(FuzzRegression, RoiBackwardWithEmptyGradInputPlane) {
   aclOpExecutor *ex;
   ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 1, 1, 1.0, &ws, &ex),
             ACLNN_SUCCESS) << last_msg();
-  EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+  EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
   am.set_int(1, 0);
   ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 1, 1, 1.0, &ws, &ex),
             ACLNN_SUCCESS);
-  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID,
+  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID,
                     "aclnnRoiPoolingGradWithArgMax", "argmax[1,0,0,0]=0");
 }
 
@@ -156,7 +154,7 @@ TEST(FuzzRegression, RoiBackwardWithNoChannelsOrNoPlane) {
     aclOpExecutor *ex;
     ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 1, 1, 1.0, &ws, &ex),
               ACLNN_SUCCESS) << last_msg();
-    EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
   }
 }
 
@@ -176,11 +174,11 @@ TEST(FuzzRegression, RoiBackwardEightBinRunsWithEmptyGradInput) {
     aclOpExecutor *ex;
     ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 3, 3, 1.0, &ws, &ex),
               ACLNN_SUCCESS) << last_msg();
-    EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
     am.set_int(3 * 9 + 4, 0);  // roi 1, channel 0, bin (1, 1): no position 0 in an empty plane
     ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 3, 3, 1.0, &ws, &ex),
               ACLNN_SUCCESS);
-    EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID,
+    EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID,
                       "aclnnRoiPoolingGradWithArgMax", "argmax[1,0,1,1]=0");
   }
 }
@@ -201,13 +199,13 @@ TEST(Concurrency, ManyThreadsOnIndependentTensors) {
         uint64_t ws;
         aclOpExecutor *ex;
         if (aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex) ||
-            aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr)) {
+            aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr)) {
           ++failures;
           continue;
         }
         if (aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(out.t(), x.t(), idx.t(), k, s, p, d, false, gx.t(), &ws,
                                                               &ex) ||
-            aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr)) {
+            aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr)) {
           ++failures;
           continue;
         }
@@ -244,7 +242,7 @@ TEST(Concurrency, RepeatableExecutorFromSeveralThreadsInTurn) {
     ts.emplace_back([&] {
       for (int it = 0; it < 10; ++it) {
         std::lock_guard<std::mutex> lock(turn);  // in turn: one run at a time
-        if (aclnnRoiPoolingGradWithArgMax(nullptr, 0, ex, nullptr) != ACLNN_SUCCESS) ++failures;
+        if (aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr) != ACLNN_SUCCESS) ++failures;
         double sum = 0;
         for (int64_t i = 0; i < gx.numel(); ++i) sum += gx.get(i);
         if (sum != 64.0) ++failures;
@@ -273,7 +271,7 @@ TEST(Determinism, RepeatedRunsAreBitwiseIdentical) {
     ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d, false, gx.t(),
                                                                 &ws, &ex),
               ACLNN_SUCCESS);
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
     if (rep == 0) first = gx.values();
     else EXPECT_EQ(gx.values(), first);
   }

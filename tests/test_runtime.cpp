@@ -214,13 +214,13 @@ TEST(Executors, RepeatableRunsManyTimesAndHandlesMayGoFirst) {
   delete d;
   for (int rep = 0; rep < 3; ++rep) {
     x->set(2, static_cast<float>(10 + rep));
-    ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
     EXPECT_EQ(out->get(0), static_cast<float>(10 + rep));
     EXPECT_EQ(idx->get_int(0), 2);
   }
   EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
   EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_ERR_PARAM_INVALID);
-  EXPECT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
   EXPECT_EQ(aclDestroyAclOpExecutor(nullptr), ACLNN_ERR_PARAM_NULLPTR);
   EXPECT_EQ(aclSetAclOpExecutorRepeatable(nullptr), ACLNN_ERR_PARAM_NULLPTR);
   last_msg();
@@ -238,23 +238,25 @@ TEST(Executors, SingleUseIsConsumedAndMisuseIsDetected) {
     return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex);
   };
   ASSERT_EQ(phase1(), ACLNN_SUCCESS);
-  ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   // Run twice, destroy after the run: the consumed executor is detected, not read.
-  EXPECT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
   EXPECT_NE(last_msg().find("not a live executor"), std::string::npos);
   EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_ERR_PARAM_INVALID);
   EXPECT_NE(last_msg().find("not a live executor"), std::string::npos);
   // Destroyed before running: run and set-repeatable are refused.
   ASSERT_EQ(phase1(), ACLNN_SUCCESS);
   ASSERT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
-  EXPECT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
   EXPECT_EQ(aclSetAclOpExecutorRepeatable(ex), ACLNN_ERR_PARAM_INVALID);
   last_msg();
-  // A workspace larger than asked is fine (poolgrad asks for 0 bytes).
-  char scratch[64];
+  // A workspace larger than asked is fine; a smaller one is refused (and consumes the executor).
   ASSERT_EQ(phase1(), ACLNN_SUCCESS);
-  EXPECT_EQ(ws, 0u);
-  EXPECT_EQ(aclnnMaxPool2dWithIndices(scratch, sizeof scratch, ex, nullptr), ACLNN_SUCCESS);
+  ASSERT_GT(ws, 0u);
+  EXPECT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws + 64), ws + 64, ex, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(phase1(), ACLNN_SUCCESS);
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws - 1, ex, nullptr),
+                    ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices", "workspaceSize must be >=");
 }
 
 TEST(Executors, TensorHandlesDestroyedBetweenPhases) {
@@ -277,7 +279,7 @@ TEST(Executors, TensorHandlesDestroyedBetweenPhases) {
   aclDestroyIntArray(s);
   aclDestroyIntArray(p);
   aclDestroyIntArray(d);
-  ASSERT_EQ(aclnnMaxPool2dWithIndices(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   EXPECT_EQ(od[0], 5.0f);
   EXPECT_EQ(id[0], 1);
 }

@@ -19,6 +19,13 @@ float round_to(aclDataType dt, float v) {
   return v;
 }
 
+void *workspace(uint64_t bytes) {
+  thread_local std::vector<unsigned char> buf;
+  if (bytes == 0) return nullptr;
+  if (buf.size() < bytes) buf.resize(bytes);
+  return buf.data();
+}
+
 int64_t elem_size(aclDataType dt) {
   switch (dt) {
     case ACL_FLOAT: case ACL_INT32: return 4;

@@ -98,6 +98,10 @@ struct IntArray {
   operator aclIntArray *() const { return a; }
 };
 
+// A phase-2 workspace of `bytes`, as a CANN caller allocates it after phase 1 (one buffer per
+// thread, grown as needed and reused; null for 0 bytes).
+void *workspace(uint64_t bytes);
+
 // Takes and clears the thread's last message.
 inline std::string last_msg() {
   const char *m = aclGetRecentErrMsg();

@@ -14,10 +14,11 @@ int main(void) {
   aclTensor *tb = aclCreateTensor(bd, 4, ACL_FLOAT, bs, 0, ACL_FORMAT_NCHW, &bn, 1, bad_out);
   aclIntArray *k = aclCreateIntArray(&two, 1), *p = aclCreateIntArray(&zero, 1),
               *d = aclCreateIntArray(&one, 1), *s = aclCreateIntArray(NULL, 0);
+  static unsigned char workspace[1 << 16];
   uint64_t ws;
   aclOpExecutor *ex;
   int ok = aclnnMaxPool2dWithIndicesGetWorkspaceSize(tx, k, s, p, d, false, to, ti, &ws, &ex) == 0 &&
-           aclnnMaxPool2dWithIndices(NULL, 0, ex, NULL) == 0;
+           ws <= sizeof workspace && aclnnMaxPool2dWithIndices(workspace, ws, ex, NULL) == 0;
   int refused = aclnnMaxPool2dWithIndicesGetWorkspaceSize(tx, k, s, p, d, false, tb, ti, &ws, &ex) == 161002;
   printf("probe: ok=%d refused=%d\n", ok, refused);
   aclDestroyTensor(tx);

@@ -1,10 +1,6 @@
 // poolgrad core: errors, dtype helpers, tensor handles, executors, threads.
 #include "core.h"
 
-#ifdef POOLGRAD_WITH_OPENMP
-#include <omp.h>
-#endif
-#include <thread>
 
 #include <algorithm>
 #include <atomic>
@@ -257,23 +253,6 @@ bool view_is_non_overlapping(const View &v) {
   return true;
 }
 
-// ---- executors --------------------------------------------------------------------------------
-namespace {
-std::mutex g_exec_mutex;
-std::unordered_set<aclOpExecutor *> &live_executors() {
-  static auto *s = new std::unordered_set<aclOpExecutor *>();
-  return *s;
-}
-}  // namespace
-
-aclnnStatus make_executor(const char *api, std::function<aclnnStatus(const char **)> run,
-                          std::string trace, uint64_t *workspace_size, aclOpExecutor **executor) {
-  *workspace_size = 0;
-  *executor = new_executor(api, std::move(run), std::move(trace));
-  if (!*executor) return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor", api);
-  return ACLNN_SUCCESS;
-}
-
 aclnnStatus check_out_pointers(const char *api, const uint64_t *workspace_size, aclOpExecutor **executor) {
   if (!workspace_size) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
   if (!executor) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
@@ -297,151 +276,6 @@ aclnnStatus check_data(const char *api, std::initializer_list<Named> all) {
 std::string describe(const char *name, const aclTensor *t) {
   return format("%s=%s%s/%s", name, dtype_name(t->view.dtype), dims_str(t->view.dims).c_str(),
                 format_name(t->view.format));
-}
-
-aclOpExecutor *new_executor(const char *api, std::function<aclnnStatus(const char **)> run,
-                            std::string trace, uint64_t workspace_size) {
-  auto *e = new (std::nothrow) aclOpExecutor();
-  if (!e) return nullptr;
-  e->api = api;
-  e->run = std::move(run);
-  e->trace = std::move(trace);
-  e->workspace_size = workspace_size;
-  std::lock_guard<std::mutex> lock(g_exec_mutex);
-  live_executors().insert(e);
-  return e;
-}
-
-aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_size,
-                         aclOpExecutor *executor, aclrtStream /*stream*/) {
-  if (executor == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
-  {
-    std::lock_guard<std::mutex> lock(g_exec_mutex);
-    if (!live_executors().count(executor))
-      return fail(ACLNN_ERR_PARAM_INVALID,
-                  "%s: executor %p is not a live executor (a single-use executor already ran, or it "
-                  "was destroyed)",
-                  api, static_cast<void *>(executor));
-  }
-  // Every path from here consumes a single-use executor, as CANN's phase 2 does.
-  aclnnStatus st = ACLNN_SUCCESS;
-  if (workspace_size > 0 && workspace == nullptr) {
-    st = fail(ACLNN_ERR_PARAM_NULLPTR,
-              "%s: workspace must not be null when workspaceSize is %" PRIu64, api, workspace_size);
-  } else if (std::strcmp(executor->api, api) != 0) {
-    st = fail(ACLNN_ERR_PARAM_INVALID, "%s: executor was made by %sGetWorkspaceSize", api,
-              executor->api);
-  } else if (workspace_size < executor->workspace_size) {
-    st = fail(ACLNN_ERR_PARAM_INVALID,
-              "%s: workspaceSize must be >= %" PRIu64 " (asked for by phase 1), but got %" PRIu64,
-              api, executor->workspace_size, workspace_size);
-  } else if (executor->run) {
-    const char *kernel = "none";
-    try {
-      if (trace_info()) {
-        const auto t0 = std::chrono::steady_clock::now();
-        st = executor->run(&kernel);
-      const double ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        std::fprintf(stderr, "poolgrad: %s %s kernel=%s threads=%d time=%.3fms status=%d\n", api,
-                     executor->trace.c_str(), kernel, num_threads(), ms, static_cast<int>(st));
-      } else {
-        st = executor->run(&kernel);
-      }
-    } catch (const std::bad_alloc &) {
-      st = fail(ACLNN_ERR_INNER, "%s: out of host memory for the kernel's scratch buffers", api);
-    } catch (const std::exception &e) {
-      st = fail(ACLNN_ERR_INNER, "%s: internal error: %s", api, e.what());
-    }
-  } else if (trace_info()) {
-    std::fprintf(stderr, "poolgrad: %s %s kernel=none (empty) time=0.000ms status=0\n", api,
-                 executor->trace.c_str());
-  }
-  if (!executor->repeatable) {
-    std::lock_guard<std::mutex> lock(g_exec_mutex);
-    live_executors().erase(executor);
-    delete executor;
-  }
-  return st;
-}
-
-aclnnStatus check_scratch(const char *api, int64_t bytes) {
-  static const int64_t limit = [] {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    const int64_t phys =
-        pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : (int64_t(1) << 34);
-    return phys / 2;
-  }();
-  const int64_t total = bytes > INT64_MAX / 1024 ? INT64_MAX : bytes * num_threads();
-  if (bytes < 0 || total > limit)
-    return fail(ACLNN_ERR_INNER,
-                "%s: the kernel needs %" PRId64 " bytes of scratch memory per thread (%d threads), "
-                "more than half of the host's memory (%" PRId64 " bytes)",
-                api, bytes, num_threads(), limit * 2);
-  return ACLNN_SUCCESS;
-}
-
-// ---- threads ----------------------------------------------------------------------------------
-namespace {
-int default_threads() {
-  const char *env = std::getenv("POOLGRAD_NUM_THREADS");
-  if (env && *env) {
-    char *end = nullptr;
-    long v = std::strtol(env, &end, 10);
-    if (end && *end == '\0' && v >= 1 && v <= 1024) return static_cast<int>(v);
-  }
-#ifdef POOLGRAD_WITH_OPENMP
-  int n = omp_get_num_procs();
-#else
-  int n = static_cast<int>(std::thread::hardware_concurrency());
-#endif
-  return n >= 1 ? n : 1;
-}
-std::atomic<int> g_threads{0};
-}  // namespace
-
-int num_threads() {
-  int t = g_threads.load(std::memory_order_relaxed);
-  if (t <= 0) {
-    t = default_threads();
-    g_threads.store(t, std::memory_order_relaxed);
-  }
-  return t;
-}
-
-void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)> &fn, int threads) {
-  if (n <= 0) return;
-  int t = threads > 0 ? threads : num_threads();
-  if (t > n) t = static_cast<int>(n);
-  if (t <= 1) {
-    fn(0, n);
-    return;
-  }
-#ifdef POOLGRAD_WITH_OPENMP
-  // An exception must not leave an OpenMP region: keep the first and rethrow it after.
-  std::exception_ptr error;
-  std::mutex m;
-#pragma omp parallel num_threads(t)
-  {
-    int64_t nt = omp_get_num_threads();
-    int64_t id = omp_get_thread_num();
-    int64_t b = n * id / nt, e = n * (id + 1) / nt;
-    try {
-      if (b < e) fn(b, e);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(m);
-      if (!error) error = std::current_exception();
-    }
-  }
-  if (error) std::rethrow_exception(error);
-#else
-  // Without OpenMP the chunks run one after another: each item's result does not depend on the
-  // split, so the answer is the same.
-  for (int64_t id = 0; id < t; ++id) {
-    int64_t b = n * id / t, e = n * (id + 1) / t;
-    if (b < e) fn(b, e);
-  }
-#endif
 }
 
 }  // namespace poolgrad
@@ -664,36 +498,11 @@ aclnnStatus aclGetBoolArraySize(const aclBoolArray *a, uint64_t *size) {
   return ACLNN_SUCCESS;
 }
 
-// ---- executors --------------------------------------------------------------------------------
-aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor) {
-  if (!executor)
-    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclSetAclOpExecutorRepeatable: executor must not be null");
-  std::lock_guard<std::mutex> lock(g_exec_mutex);
-  if (!live_executors().count(executor))
-    return fail(ACLNN_ERR_PARAM_INVALID,
-                "aclSetAclOpExecutorRepeatable: executor %p is not a live executor",
-                static_cast<void *>(executor));
-  executor->repeatable = true;
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {
-  if (!executor)
-    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyAclOpExecutor: executor must not be null");
-  std::lock_guard<std::mutex> lock(g_exec_mutex);
-  if (!live_executors().erase(executor))
-    return fail(ACLNN_ERR_PARAM_INVALID,
-                "aclDestroyAclOpExecutor: executor %p is not a live executor (already run or "
-                "destroyed)", static_cast<void *>(executor));
-  delete executor;
-  return ACLNN_SUCCESS;
-}
-
 aclnnStatus aclnnInit(const char *) { return ACLNN_SUCCESS; }
 aclnnStatus aclnnFinalize(void) { return ACLNN_SUCCESS; }
 
 // ---- poolgrad controls ------------------------------------------------------------------------
-void poolgradSetNumThreads(int n) { g_threads.store(n >= 1 ? n : default_threads()); }
+void poolgradSetNumThreads(int n) { set_num_threads(n); }
 int poolgradGetNumThreads(void) { return num_threads(); }
 const char *poolgradVersion(void) { return "0.1.0"; }
 

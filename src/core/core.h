@@ -3,12 +3,14 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "aclnn/aclnn_base.h"
+#include "executor.h"
+#include "scratch.h"
+#include "threads.h"
 
 namespace poolgrad {
 
@@ -88,24 +90,7 @@ struct aclBoolArray {
   std::vector<bool> values;
 };
 
-struct aclOpExecutor {
-  const char *api = "";
-  bool repeatable = false;
-  uint64_t workspace_size = 0;
-  // Runs the kernel and names the path it took (for the trace). Empty: nothing to do.
-  std::function<aclnnStatus(const char **kernel)> run;
-  std::string trace;  // the call's description, filled only when POOLGRAD_LOG=info
-};
-
 namespace poolgrad {
-
-// Executors live in a registry so that phase 2 can tell a live executor from a consumed or
-// destroyed one (a common caller mistake) instead of reading freed memory.
-aclOpExecutor *new_executor(const char *api, std::function<aclnnStatus(const char **)> run,
-                            std::string trace = std::string(), uint64_t workspace_size = 0);
-// The end of every phase 1: workspace 0, an executor running `run` (empty: nothing to do).
-aclnnStatus make_executor(const char *api, std::function<aclnnStatus(const char **)> run,
-                          std::string trace, uint64_t *workspace_size, aclOpExecutor **executor);
 
 // Step 1 of every phase 1: 161001 when workspaceSize or executor is null.
 aclnnStatus check_out_pointers(const char *api, const uint64_t *workspace_size, aclOpExecutor **executor);
@@ -132,18 +117,5 @@ aclnnStatus check_data(const char *api, std::initializer_list<Named> all);
 
 // "name=FLOAT[2,3,4,4]/NCHW" for the trace.
 std::string describe(const char *name, const aclTensor *t);
-// The common phase 2: checks the executor and workspace, runs, consumes a single-use executor.
-aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_size,
-                         aclOpExecutor *executor, aclrtStream stream);
-
-// Phase-2 guard for the kernels' scratch memory: fails (ACLNN_ERR_INNER with a message) when
-// `bytes` per thread would not fit in the host's memory, instead of a failed allocation.
-aclnnStatus check_scratch(const char *api, int64_t bytes);
-
-// ---- threads ----------------------------------------------------------------------------------
-int num_threads();
-// Runs fn(begin, end) over [0, n) split into contiguous chunks, one per thread. The split
-// depends on the thread count, so callers must make each item's result independent of it.
-void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)> &fn, int threads = 0);
 
 }  // namespace poolgrad

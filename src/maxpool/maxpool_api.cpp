@@ -2,6 +2,7 @@
 // spec (null pointers, dtypes, formats, shapes and attributes, empty batch) and the executors.
 #include <cinttypes>
 #include <climits>
+#include <cstdio>
 
 #include "../core/core.h"
 #include "../core/profile.h"
@@ -187,27 +188,24 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
                 api, INT32_MAX, g.h * g.w);
   if ((st = check_data(api, {{"self", self}, {"out", out}, {"indices", indices}}))) return st;
   // 6: an empty batch is a no-op.
-  std::function<aclnnStatus(const char **)> run;
+  Plan plan;
   if (g.n > 0) {
-    const MaxPoolParams p = g.params(dt, indices->view.dtype);
+    MaxPoolParams p = g.params(dt, indices->view.dtype);
     const Strided4 x = to_nchw(self->view, g.nhwc), o = to_nchw(out->view, g.nhwc),
                    ix = to_nchw(indices->view, g.nhwc);
-    const bool serial =
-        !view_is_non_overlapping(out->view) || !view_is_non_overlapping(indices->view);
-    run = [p, x, o, ix, serial](const char **kernel) {
-      // The float plane, its column-phase split and row buffers.
-      const int64_t hw = p.h * p.w;
-      aclnnStatus s2 = check_scratch(kFwd, hw > INT64_MAX / 16 ? -1 : 8 * (hw + p.h * p.a.sw + p.w + 16));
-      if (s2) return s2;
-      *kernel = maxpool_forward(p, x, o, ix, serial);
+    p.serial = !view_is_non_overlapping(out->view) || !view_is_non_overlapping(indices->view);
+    p.threads = p.serial ? 1 : num_threads();
+    plan.threads = p.threads;
+    plan.workspace = maxpool_forward_workspace(p, x, o, ix);
+    plan.run = [p, x, o, ix](void *workspace, const char **kernel) {
+      *kernel = maxpool_forward(p, x, o, ix, workspace);
       return ACLNN_SUCCESS;
     };
   }
-  std::string trace;
   if (trace_info())
-    trace = describe("self", self) + " " + describe("out", out) + " " + describe("indices", indices) +
-            " " + attrs_trace(g.a);
-  return make_executor(api, std::move(run), std::move(trace), workspaceSize, executor);
+    plan.trace = describe("self", self) + " " + describe("out", out) + " " +
+                 describe("indices", indices) + " " + attrs_trace(g.a);
+  return make_executor(api, std::move(plan), workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithIndices(void *workspace, uint64_t workspaceSize,
@@ -263,40 +261,41 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
     return st;
   if ((st = check_data(api, {{"gradOutput", gradOutput}, {"indices", indices}, {"gradInput", gradInput}})))
     return st;
-  std::function<aclnnStatus(const char **)> run;
+  Plan plan;
   if (g.n > 0) {
-    const MaxPoolParams p = g.params(dt, indices->view.dtype);
+    MaxPoolParams p = g.params(dt, indices->view.dtype);
     const Strided4 gy = to_nchw(gradOutput->view, g.nhwc), ix = to_nchw(indices->view, g.nhwc),
                    gx = to_nchw(gradInput->view, g.nhwc);
     // A gradInput view whose elements share storage is written on one thread, in plane order,
     // so that the result does not depend on the thread count.
-    const bool serial = !view_is_non_overlapping(gradInput->view);
+    p.serial = !view_is_non_overlapping(gradInput->view);
+    p.threads = p.serial ? 1 : num_threads();
+    plan.threads = p.threads;
+    plan.workspace = maxpool_backward_workspace(p, gy, ix, gx);
     const bool nhwc = g.nhwc;
     const int rank = gradOutput->view.rank();
-    run = [p, gy, ix, gx, serial, nhwc, rank](const char **kernel) {
-      // One float accumulator plane (a channel block of them for channels-last views).
-      const int64_t hw = p.h * p.w;
-      aclnnStatus s2 = check_scratch(kBwd, hw > INT64_MAX / 256 ? -1 : 4 * (hw * 16 + p.ho * p.wo));
-      if (s2) return s2;
-      BadIndex bad = maxpool_backward(p, gy, ix, gx, serial, kernel);
+    plan.run = [p, gy, ix, gx, nhwc, rank](void *workspace, const char **kernel) {
+      const BadIndex bad = maxpool_backward(p, gy, ix, gx, workspace, kernel);
       if (bad.plane >= 0) {
         const int64_t n = bad.plane / p.c, c = bad.plane % p.c;
-        std::string pos = rank == 4 ? format("%" PRId64 ",", n) : std::string();
-        pos += nhwc ? format("%" PRId64 ",%" PRId64 ",%" PRId64, bad.oh, bad.ow, c)
-                    : format("%" PRId64 ",%" PRId64 ",%" PRId64, c, bad.oh, bad.ow);
+        char pos[96];
+        const int at = rank == 4 ? std::snprintf(pos, sizeof pos, "%" PRId64 ",", n) : 0;
+        if (nhwc)
+          std::snprintf(pos + at, sizeof pos - at, "%" PRId64 ",%" PRId64 ",%" PRId64, bad.oh, bad.ow, c);
+        else
+          std::snprintf(pos + at, sizeof pos - at, "%" PRId64 ",%" PRId64 ",%" PRId64, c, bad.oh, bad.ow);
         return fail(ACLNN_ERR_PARAM_INVALID,
-                    "%s: indices[%s]=%" PRId64 " must be -1 or in [0, H*W=%" PRId64 ")", kBwd,
-                    pos.c_str(), bad.value, p.h * p.w);
+                    "%s: indices[%s]=%" PRId64 " must be -1 or in [0, H*W=%" PRId64 ")", kBwd, pos,
+                    bad.value, p.h * p.w);
       }
       return ACLNN_SUCCESS;
     };
   }
-  std::string trace;
   if (trace_info())
-    trace = describe("gradOutput", gradOutput) + " " + describe("self", self) + " " +
-            describe("indices", indices) + " " + describe("gradInput", gradInput) + " " +
-            attrs_trace(g.a);
-  return make_executor(api, std::move(run), std::move(trace), workspaceSize, executor);
+    plan.trace = describe("gradOutput", gradOutput) + " " + describe("self", self) + " " +
+                 describe("indices", indices) + " " + describe("gradInput", gradInput) + " " +
+                 attrs_trace(g.a);
+  return make_executor(api, std::move(plan), workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithIndicesBackward(void *workspace, uint64_t workspaceSize,

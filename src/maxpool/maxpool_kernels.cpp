@@ -18,8 +18,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <mutex>
-#include <vector>
+#include <new>
 
 #include "../core/simd.h"
 
@@ -82,12 +81,41 @@ inline int64_t load_index(const char *p, aclDataType idt) {
 }
 
 // ---- forward, plane layout ----------------------------------------------------------------------
-struct FwdScratch {
-  std::vector<float> split;  // phases of the plane: phase r, row h, column j = x[h][r + j*sw]
-  std::vector<float> orow;
-  std::vector<int32_t> irow32;
-  std::vector<int64_t> irow64;
+// Output columns whose every tap lies inside [0, W): [ow_lo, ow_hi) (empty when the window is wider
+// than the plane).
+void interior_columns(const MaxPoolParams &p, int64_t *lo, int64_t *hi) {
+  const PoolAttrs &a = p.a;
+  int64_t ow_lo = 0;
+  while (ow_lo < p.wo && ow_lo * a.sw - a.pw < 0) ++ow_lo;
+  int64_t ow_hi = ow_lo;
+  while (ow_hi < p.wo && ow_hi * a.sw - a.pw + (a.kw - 1) * a.dw < p.w) ++ow_hi;
+  *lo = ow_lo;
+  *hi = ow_hi;
+}
+
+// A thread's scratch for the plane forward. Every size is proportional to the plane, never to an
+// attribute: only phases r < min(sW, W) hold columns, and the per-tap tables exist only when an
+// interior column does (then kW <= W).
+struct FwdPlaneScratch {
+  float *split = nullptr;  // phases of the plane: phase r, row h, column j = x[h][r + j*sw]
+  float *orow = nullptr;
+  int64_t *irow = nullptr;
+  float *planef = nullptr;
+  int64_t *qphase = nullptr, *qoff = nullptr;
 };
+
+void fwd_plane_layout(Arena &a, const MaxPoolParams &p, FwdPlaneScratch *s) {
+  const int64_t phases = std::min(p.a.sw, p.w), pw_len = (p.w + p.a.sw - 1) / p.a.sw;
+  int64_t lo, hi;
+  interior_columns(p, &lo, &hi);
+  const int64_t taps = hi > lo ? p.a.kw : 0;
+  s->split = a.take<float>(phases * p.h * pw_len + 8);  // slack: the last vector may overhang
+  s->orow = a.take<float>(p.wo);
+  s->irow = a.take<int64_t>(p.wo);
+  s->planef = a.take<float>(p.h * p.w);
+  s->qphase = a.take<int64_t>(taps);
+  s->qoff = a.take<int64_t>(taps);
+}
 
 // Scalar window scan over the float plane (borders, and planes too large for 32-bit vector
 // indices).
@@ -116,39 +144,35 @@ inline void scan_scalar(const float *plane, int64_t w, int64_t hs, int64_t m0, i
   *idx_out = bi;
 }
 
-POOLGRAD_CLONES void forward_plane_range(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                         const Strided4 &idx, int64_t pb, int64_t pe) {
+POOLGRAD_CLONES void forward_plane_range(const MaxPoolParams &p, const Strided4 &x,
+                                         const Strided4 &out, const Strided4 &idx, int64_t pb,
+                                         int64_t pe, Arena scratch) {
   const PoolAttrs &a = p.a;
   const int64_t esz = dtype_size(p.dtype);
   const int64_t pw_len = (p.w + a.sw - 1) / a.sw;  // columns per phase
   const int64_t hstride = p.h * pw_len;             // floats per phase
-  FwdScratch s;
-  s.split.resize(static_cast<size_t>(a.sw * hstride + 8));  // slack: the last vector may overhang
-  s.orow.resize(static_cast<size_t>(p.wo));
-  s.irow32.resize(static_cast<size_t>(p.wo));
-  s.irow64.resize(static_cast<size_t>(p.wo));
-  std::vector<float> planef(static_cast<size_t>(p.h * p.w));
+  FwdPlaneScratch s;
+  fwd_plane_layout(scratch, p, &s);
+  float *const planef = s.planef;
   const bool vec_ok = p.h * p.w <= INT32_MAX;
+  int64_t ow_lo, ow_hi;
+  interior_columns(p, &ow_lo, &ow_hi);
   // Tap q of output ow reads phase qphase[q], column ow + qoff[q] (interior outputs only).
-  std::vector<int64_t> qphase(static_cast<size_t>(a.kw)), qoff(static_cast<size_t>(a.kw));
-  for (int64_t q = 0; q < a.kw; ++q) {
-    const int64_t rel = q * a.dw - a.pw;
-    const int64_t fl = rel >= 0 ? rel / a.sw : -((-rel + a.sw - 1) / a.sw);
-    qoff[q] = fl;
-    qphase[q] = rel - fl * a.sw;
-  }
-  // Interior output columns: every tap inside [0, W).
-  int64_t ow_lo = 0;
-  while (ow_lo < p.wo && ow_lo * a.sw - a.pw < 0) ++ow_lo;
-  int64_t ow_hi = ow_lo;
-  while (ow_hi < p.wo && ow_hi * a.sw - a.pw + (a.kw - 1) * a.dw < p.w) ++ow_hi;
+  const int64_t *const qphase = s.qphase, *const qoff = s.qoff;
+  if (ow_hi > ow_lo)
+    for (int64_t q = 0; q < a.kw; ++q) {
+      const int64_t rel = q * a.dw - a.pw;
+      const int64_t fl = rel >= 0 ? rel / a.sw : -((-rel + a.sw - 1) / a.sw);
+      s.qoff[q] = fl;
+      s.qphase[q] = rel - fl * a.sw;
+    }
   for (int64_t pl = pb; pl < pe; ++pl) {
     const int64_t n = pl / p.c, c = pl % p.c;
     for (int64_t h = 0; h < p.h; ++h) {
-      const float *rowbuf = planef.data() + h * p.w;
-      row_to_f32(p.dtype, elem(x, esz, n, c, h, 0), x.sw, p.w, planef.data() + h * p.w);
+      const float *rowbuf = planef + h * p.w;
+      row_to_f32(p.dtype, elem(x, esz, n, c, h, 0), x.sw, p.w, planef + h * p.w);
       for (int64_t r = 0; r < a.sw && r < p.w; ++r) {
-        float *dst = s.split.data() + r * hstride + h * pw_len;
+        float *dst = s.split + r * hstride + h * pw_len;
         for (int64_t j = r, t = 0; j < p.w; j += a.sw, ++t) dst[t] = rowbuf[j];
       }
     }
@@ -160,8 +184,8 @@ POOLGRAD_CLONES void forward_plane_range(const MaxPoolParams &p, const Strided4 
         const int64_t ws = ow * a.sw - a.pw;
         int64_t q0, q1, bi;
         tap_range(ws, a.kw, a.dw, p.w, &q0, &q1);
-        scan_scalar(planef.data(), p.w, hs, m0, m1, a.dh, ws, q0, q1, a.dw, &s.orow[ow], &bi);
-        s.irow64[ow] = bi;
+        scan_scalar(planef, p.w, hs, m0, m1, a.dh, ws, q0, q1, a.dw, &s.orow[ow], &bi);
+        s.irow[ow] = bi;
       };
       int64_t ow = 0;
       if (vec_ok && m1 > m0) {
@@ -177,26 +201,27 @@ POOLGRAD_CLONES void forward_plane_range(const MaxPoolParams &p, const Strided4 
             const int64_t ih = hs + m * a.dh;
             for (int64_t q = 0; q < a.kw; ++q) {
               const int64_t iw0 = ow * a.sw - a.pw + q * a.dw;  // >= 0 in the interior
-              const float *src = s.split.data() + qphase[q] * hstride + ih * pw_len + ow + qoff[q];
+              const float *src = s.split + qphase[q] * hstride + ih * pw_len + ow + qoff[q];
               f8 v;
               LOADF8(v, src);
-              const int32_t base = static_cast<int32_t>(ih * p.w + iw0);
-              const int32_t st = static_cast<int32_t>(a.sw);
-              const i8 ti = {base, base + st, base + 2 * st, base + 3 * st,
-                             base + 4 * st, base + 5 * st, base + 6 * st, base + 7 * st};
+              // Lanes past the row's last output may lie past H*W: computed in 64 bits and
+              // truncated (they are discarded), never as an overflowing 32-bit sum.
+              const int64_t base = ih * p.w + iw0;
+              i8 ti;
+              for (int k = 0; k < 8; ++k) ti[k] = static_cast<int32_t>(base + k * a.sw);
               max_step(best, bidx, v, ti, first);
             }
           }
           for (int k = 0; k < lanes; ++k) {
             s.orow[ow + k] = best[k];
-            s.irow64[ow + k] = bidx[k];
+            s.irow[ow + k] = bidx[k];
           }
         }
         ow = ow_hi;
       }
       for (; ow < p.wo; ++ow) scalar_at(ow);
-      row_from_f32(p.dtype, s.orow.data(), elem(out, esz, n, c, oh, 0), out.sw, p.wo, false);
-      for (int64_t o = 0; o < p.wo; ++o) store_index(idx, p.index_dtype, n, c, oh, o, s.irow64[o]);
+      row_from_f32(p.dtype, s.orow, elem(out, esz, n, c, oh, 0), out.sw, p.wo, false);
+      for (int64_t o = 0; o < p.wo; ++o) store_index(idx, p.index_dtype, n, c, oh, o, s.irow[o]);
     }
   }
 }
@@ -204,31 +229,54 @@ POOLGRAD_CLONES void forward_plane_range(const MaxPoolParams &p, const Strided4 
 // ---- forward, channels-last (channel stride 1 in x, out and indices) -------------------------------
 // Items are (n, oh) output rows. The window rows are read as float rows of W*C values (converted
 // once per item for 16-bit dtypes); each output position runs over the taps 8 channels at a time.
+// A window covers at most min(kH, H) input rows: the row tables are sized by that, not by kH.
+struct FwdClScratch {
+  float *rows = nullptr, *best = nullptr;
+  int32_t *bidx32 = nullptr;
+  int64_t *bidx = nullptr;
+  const float **rowp = nullptr;
+};
+
+bool fwd_cl_direct(const MaxPoolParams &p, const Strided4 &x) {
+  return p.dtype == ACL_FLOAT && x.sw == p.c;
+}
+
+void fwd_cl_layout(Arena &a, const MaxPoolParams &p, bool direct, FwdClScratch *s) {
+  const int64_t rows = std::min(p.a.kh, p.h);
+  s->rows = a.take<float>(direct ? 0 : rows * p.w * p.c);
+  s->best = a.take<float>(p.c);
+  s->bidx32 = a.take<int32_t>(p.c);
+  s->bidx = a.take<int64_t>(p.c);
+  s->rowp = a.take<const float *>(rows);
+}
+
 POOLGRAD_CLONES void forward_cl_range(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                                      const Strided4 &idx, int64_t ib, int64_t ie) {
+                                      const Strided4 &idx, int64_t ib, int64_t ie, Arena scratch) {
   const PoolAttrs &a = p.a;
   const int64_t esz = dtype_size(p.dtype);
   const int64_t C = p.c;
-  const bool f32 = p.dtype == ACL_FLOAT && x.sw == C;
-  std::vector<float> rows(f32 ? 0 : static_cast<size_t>(a.kh * p.w * C));
-  std::vector<float> best(static_cast<size_t>(C));
-  std::vector<int32_t> bidx32(static_cast<size_t>(C));
-  std::vector<int64_t> bidx(static_cast<size_t>(C));
-  std::vector<const float *> rowp(static_cast<size_t>(a.kh));
+  const bool f32 = fwd_cl_direct(p, x);
+  FwdClScratch s;
+  fwd_cl_layout(scratch, p, f32, &s);
+  float *const best = s.best;
+  int32_t *const bidx32 = s.bidx32;
+  int64_t *const bidx = s.bidx;
   const bool small = p.h * p.w <= INT32_MAX;
   for (int64_t item = ib; item < ie; ++item) {
     const int64_t n = item / p.ho, oh = item % p.ho;
     const int64_t hs = oh * a.sh - a.ph;
     int64_t m0, m1;
     tap_range(hs, a.kh, a.dh, p.h, &m0, &m1);
+    // rowp[m - m0]: the float row of tap m.
+    const float **const rowp = s.rowp;
     for (int64_t m = m0; m < m1; ++m) {
       const int64_t ih = hs + m * a.dh;
       if (f32) {
-        rowp[m] = reinterpret_cast<const float *>(elem(x, 4, n, 0, ih, 0));
+        rowp[m - m0] = reinterpret_cast<const float *>(elem(x, 4, n, 0, ih, 0));
       } else {
-        float *dst = rows.data() + m * p.w * C;
+        float *dst = s.rows + (m - m0) * p.w * C;
         for (int64_t iw = 0; iw < p.w; ++iw) row_to_f32(p.dtype, elem(x, esz, n, 0, ih, iw), 1, C, dst + iw * C);
-        rowp[m] = dst;
+        rowp[m - m0] = dst;
       }
     }
     for (int64_t ow = 0; ow < p.wo; ++ow) {
@@ -243,7 +291,7 @@ POOLGRAD_CLONES void forward_cl_range(const MaxPoolParams &p, const Strided4 &x,
           for (int64_t m = m0; m < m1; ++m)
             for (int64_t q = q0; q < q1; ++q) {
               const int64_t iw = ws + q * a.dw;
-              const float v = rowp[m][iw * C + c];
+              const float v = rowp[m - m0][iw * C + c];
               if (first || v > best[c] || v != v) {
                 best[c] = v;
                 bidx[c] = (hs + m * a.dh) * p.w + iw;
@@ -268,23 +316,23 @@ POOLGRAD_CLONES void forward_cl_range(const MaxPoolParams &p, const Strided4 &x,
             for (int64_t q = q0; q < q1; ++q) {
               const int64_t iw = ws + q * a.dw;
               f8 v;
-              LOADF8(v, rowp[m] + iw * C + c);
+              LOADF8(v, rowp[m - m0] + iw * C + c);
               const int32_t t = static_cast<int32_t>(ih * p.w + iw);
               const i8 tv = {t, t, t, t, t, t, t, t};
               max_step(bb, bi, v, tv, first);
             }
           }
-          std::memcpy(best.data() + c, &bb, sizeof bb);
-          std::memcpy(bidx32.data() + c, &bi, sizeof bi);
+          std::memcpy(best + c, &bb, sizeof bb);
+          std::memcpy(bidx32 + c, &bi, sizeof bi);
           for (int k = 0; k < 8; ++k) bidx[c + k] = bidx32[c + k];
         }
         scalar_channels(c);
       } else {
         scalar_channels(0);
       }
-      row_from_f32(p.dtype, best.data(), elem(out, esz, n, 0, oh, ow), 1, C, false);
+      row_from_f32(p.dtype, best, elem(out, esz, n, 0, oh, ow), 1, C, false);
       if (p.index_dtype == ACL_INT64 && idx.sc == 1) {
-        std::memcpy(elem(idx, 8, n, 0, oh, ow), bidx.data(), static_cast<size_t>(C) * 8);
+        std::memcpy(elem(idx, 8, n, 0, oh, ow), bidx, static_cast<size_t>(C) * 8);
       } else {
         for (int64_t c = 0; c < C; ++c) store_index(idx, p.index_dtype, n, c, oh, ow, bidx[c]);
       }
@@ -432,8 +480,16 @@ bool gather_k2s2(const MaxPoolParams &p, float *acc, const float *g, const int32
 #endif
 }
 
+// A thread's scratch for the plane backward: the float accumulator plane and one gradOutput run
+// as float32 (a whole plane's ho*wo values where gradOutput and indices planes are dense).
+void bwd_plane_layout(Arena &a, const MaxPoolParams &p, bool whole, float **acc, float **grow) {
+  *acc = a.take<float>(p.h * p.w);
+  *grow = a.take<float>(whole ? p.ho * p.wo : p.wo);
+}
+
 void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                          const Strided4 &gx, int64_t pb, int64_t pe, bool nt, BadTracker *bt) {
+                          const Strided4 &gx, int64_t pb, int64_t pe, bool nt, BadTracker *bt,
+                          Arena scratch) {
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
   const int64_t hw = p.h * p.w;
   // gradOutput and indices planes that are dense row-major are scattered as one run of ho*wo
@@ -443,44 +499,45 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
   // Streaming stores pay off for planes of some size; small ones are cheaper through the cache
   // (measured: 14x14 planes 25% faster with plain stores, 128x128 planes 25% slower).
   const bool plane_nt = nt && hw * esz >= 8192;
-  std::vector<float> acc(static_cast<size_t>(hw)), grow(static_cast<size_t>(run));
+  float *acc, *grow;
+  bwd_plane_layout(scratch, p, whole, &acc, &grow);
   const bool gather = whole && gather_k2s2_applies(p);
   for (int64_t pl = pb; pl < pe; ++pl) {
     const int64_t n = pl / p.c, c = pl % p.c;
     if (whole) {
-      const float *g = grow.data();
+      const float *g = grow;
       if (p.dtype == ACL_FLOAT)
         g = reinterpret_cast<const float *>(elem(gy, 4, n, c, 0, 0));
       else
-        row_to_f32(p.dtype, elem(gy, esz, n, c, 0, 0), 1, run, grow.data());
+        row_to_f32(p.dtype, elem(gy, esz, n, c, 0, 0), 1, run, grow);
       const char *ix = elem(idx, isz, n, c, 0, 0);
-      const bool gathered = gather && gather_k2s2(p, acc.data(), g, reinterpret_cast<const int32_t *>(ix));
+      const bool gathered = gather && gather_k2s2(p, acc, g, reinterpret_cast<const int32_t *>(ix));
       if (!gathered) {
-        std::memset(acc.data(), 0, static_cast<size_t>(hw) * 4);
+        std::memset(acc, 0, static_cast<size_t>(hw) * 4);
         BadTracker local;
         if (p.index_dtype == ACL_INT32)
-          scatter_row<int32_t>(acc.data(), g, ix, 1, run, hw, pl, 0, &local);
+          scatter_row<int32_t>(acc, g, ix, 1, run, hw, pl, 0, &local);
         else
-          scatter_row<int64_t>(acc.data(), g, ix, 1, run, hw, pl, 0, &local);
+          scatter_row<int64_t>(acc, g, ix, 1, run, hw, pl, 0, &local);
         if (local.bad.plane >= 0)  // position k of the run is (k / wo, k % wo)
           bt->note(pl, local.bad.ow / p.wo, local.bad.ow % p.wo, local.bad.value);
       }
     } else {
-      std::memset(acc.data(), 0, static_cast<size_t>(hw) * 4);
+      std::memset(acc, 0, static_cast<size_t>(hw) * 4);
       for (int64_t oh = 0; oh < p.ho; ++oh) {
-        row_to_f32(p.dtype, elem(gy, esz, n, c, oh, 0), gy.sw, p.wo, grow.data());
+        row_to_f32(p.dtype, elem(gy, esz, n, c, oh, 0), gy.sw, p.wo, grow);
         const char *ix = elem(idx, isz, n, c, oh, 0);
         if (p.index_dtype == ACL_INT32)
-          scatter_row<int32_t>(acc.data(), grow.data(), ix, idx.sw, p.wo, hw, pl, oh, bt);
+          scatter_row<int32_t>(acc, grow, ix, idx.sw, p.wo, hw, pl, oh, bt);
         else
-          scatter_row<int64_t>(acc.data(), grow.data(), ix, idx.sw, p.wo, hw, pl, oh, bt);
+          scatter_row<int64_t>(acc, grow, ix, idx.sw, p.wo, hw, pl, oh, bt);
       }
     }
     if (gx.plane_dense()) {
-      row_from_f32(p.dtype, acc.data(), elem(gx, esz, n, c, 0, 0), 1, hw, plane_nt);
+      row_from_f32(p.dtype, acc, elem(gx, esz, n, c, 0, 0), 1, hw, plane_nt);
     } else {
       for (int64_t h = 0; h < p.h; ++h)
-        row_from_f32(p.dtype, acc.data() + h * p.w, elem(gx, esz, n, c, h, 0), gx.sw, p.w, plane_nt);
+        row_from_f32(p.dtype, acc + h * p.w, elem(gx, esz, n, c, h, 0), gx.sw, p.w, plane_nt);
     }
   }
   if (plane_nt) stream_fence();
@@ -488,20 +545,26 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
 
 // Channels-last: items are (n, channel block); acc holds the block's planes interleaved
 // (position-major, channel-minor) so that the write-out is contiguous per position.
+void bwd_cl_layout(Arena &a, const MaxPoolParams &p, int64_t cb, float **acc, float **g) {
+  *acc = a.take<float>(p.h * p.w * cb);
+  *g = a.take<float>(cb);
+}
+
 void backward_cl_range(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
                        const Strided4 &gx, int64_t cb, int64_t ib, int64_t ie, bool nt,
-                       BadTracker *bt) {
+                       BadTracker *bt, Arena scratch) {
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
   const int64_t hw = p.h * p.w;
   const int64_t nblocks = (p.c + cb - 1) / cb;
-  std::vector<float> acc(static_cast<size_t>(hw * cb)), g(static_cast<size_t>(cb));
+  float *acc, *g;
+  bwd_cl_layout(scratch, p, cb, &acc, &g);
   for (int64_t item = ib; item < ie; ++item) {
     const int64_t n = item / nblocks, c0 = (item % nblocks) * cb;
     const int64_t cn = std::min(cb, p.c - c0);
-    std::memset(acc.data(), 0, static_cast<size_t>(hw * cn) * 4);
+    std::memset(acc, 0, static_cast<size_t>(hw * cn) * 4);
     for (int64_t oh = 0; oh < p.ho; ++oh)
       for (int64_t ow = 0; ow < p.wo; ++ow) {
-        row_to_f32(p.dtype, elem(gy, esz, n, c0, oh, ow), 1, cn, g.data());
+        row_to_f32(p.dtype, elem(gy, esz, n, c0, oh, ow), 1, cn, g);
         const char *ix = elem(idx, isz, n, c0, oh, ow);
         for (int64_t c = 0; c < cn; ++c) {
           const int64_t k = load_index(ix + c * isz, p.index_dtype);
@@ -513,7 +576,7 @@ void backward_cl_range(const MaxPoolParams &p, const Strided4 &gy, const Strided
       }
     for (int64_t h = 0; h < p.h; ++h)
       for (int64_t w = 0; w < p.w; ++w)
-        row_from_f32(p.dtype, acc.data() + (h * p.w + w) * cn, elem(gx, esz, n, c0, h, w), 1, cn,
+        row_from_f32(p.dtype, acc + (h * p.w + w) * cn, elem(gx, esz, n, c0, h, w), 1, cn,
                      nt && cn == p.c);
   }
   if (nt) stream_fence();
@@ -521,65 +584,138 @@ void backward_cl_range(const MaxPoolParams &p, const Strided4 &gy, const Strided
 
 bool channels_last(const Strided4 &t) { return t.c > 1 && t.sc == 1; }
 
-}  // namespace
-
-const char *maxpool_forward(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                            const Strided4 &indices, bool serial) {
-  const int threads = serial ? 1 : 0;
-  if (channels_last(x) && channels_last(out) && channels_last(indices)) {
-    parallel_for(p.n * p.ho, [&](int64_t b, int64_t e) { forward_cl_range(p, x, out, indices, b, e); },
-                 threads);
-    return serial ? "forward-channels-last(serial)" : "forward-channels-last";
-  }
-  parallel_for(p.n * p.c, [&](int64_t b, int64_t e) { forward_plane_range(p, x, out, indices, b, e); },
-               threads);
-  return serial ? "forward-planes(serial)" : "forward-planes";
+bool fwd_channels_last(const Strided4 &x, const Strided4 &out, const Strided4 &idx) {
+  return channels_last(x) && channels_last(out) && channels_last(idx);
 }
 
-BadIndex maxpool_backward(const MaxPoolParams &p, const Strided4 &grad_out,
-                          const Strided4 &indices, const Strided4 &grad_in, bool serial,
-                          const char **kernel) {
-  const int threads = serial ? 1 : num_threads();
-  // Streaming stores only where gradInput has no aliasing (serial means it may).
-  const bool nt = !serial;
-  std::vector<BadIndex> found;
-  std::mutex m;
-  auto collect = [&](const BadTracker &bt) {
-    if (bt.bad.plane >= 0) {
-      std::lock_guard<std::mutex> lock(m);
-      found.push_back(bt.bad);
-    }
-  };
-  if (channels_last(grad_out) && channels_last(indices) && channels_last(grad_in)) {
-    // Enough (n, block) items for every thread; blocks of at least 16 channels.
-    int64_t cb = p.c;
-    const int64_t want_items = 2 * static_cast<int64_t>(threads);
-    if (p.n < want_items) {
-      const int64_t split = (want_items + p.n - 1) / p.n;
-      cb = std::max<int64_t>(16, ((p.c + split - 1) / split + 15) / 16 * 16);
-      cb = std::min(cb, p.c);
-    }
-    const int64_t items = p.n * ((p.c + cb - 1) / cb);
-    *kernel = serial ? "backward-channels-last(serial)" : "backward-channels-last";
-    parallel_for(items, [&](int64_t b, int64_t e) {
-      BadTracker bt;
-      backward_cl_range(p, grad_out, indices, grad_in, cb, b, e, nt, &bt);
-      collect(bt);
-    }, threads);
-  } else {
-    if (gather_k2s2_applies(p) && whole_planes(p, grad_out, indices))
+// Channels-last backward: enough (n, block) items for every thread; blocks of at least 16
+// channels.
+int64_t bwd_cl_block(const MaxPoolParams &p) {
+  int64_t cb = p.c;
+  const int64_t want_items = 2 * static_cast<int64_t>(p.threads);
+  if (p.n < want_items) {
+    const int64_t split = (want_items + p.n - 1) / p.n;
+    cb = std::max<int64_t>(16, ((p.c + split - 1) / split + 15) / 16 * 16);
+    cb = std::min(cb, p.c);
+  }
+  return cb;
+}
+
+// The one description of a call's workspace: the parts' first-error slots, then one scratch
+// slice per part, laid out by layout(Arena&). With a null workspace it only counts the bytes
+// (phase 1); otherwise it runs body(part, begin, end, slice, error slot) over the parts.
+template <class Layout, class Body>
+int64_t run_parts(const MaxPoolParams &p, int64_t items, void *workspace, Layout layout,
+                  Body body, BadIndex *first_bad) {
+  Arena count;
+  count.take<BadTracker>(p.threads);
+  const int64_t per_part = layout_bytes(layout);
+  count.take_slices(parts_for(items, p.threads), per_part);
+  if (!workspace) return count.used();
+  Arena ws(workspace, count.used());
+  BadTracker *const found = ws.take<BadTracker>(p.threads);
+  for (int t = 0; t < p.threads; ++t) new (&found[t]) BadTracker();
+  const Arena::Slices sl = ws.take_slices(parts_for(items, p.threads), per_part);
+  auto run = [&](int part, int64_t b, int64_t e) { body(b, e, sl.slice(part), &found[part]); };
+  parallel_for(items, run, p.threads);
+  BadTracker first;
+  for (int t = 0; t < p.threads; ++t)
+    if (found[t].bad.plane >= 0)
+      first.note(found[t].bad.plane, found[t].bad.oh, found[t].bad.ow, found[t].bad.value);
+  if (first_bad) *first_bad = first.bad;
+  return count.used();
+}
+
+// Forward: counts (workspace null) or runs; names the path.
+int64_t forward_impl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                     const Strided4 &idx, void *workspace, const char **kernel) {
+  const bool serial = p.serial;
+  if (fwd_channels_last(x, out, idx)) {
+    const bool direct = fwd_cl_direct(p, x);
+    if (kernel) *kernel = serial ? "forward-channels-last(serial)" : "forward-channels-last";
+    return run_parts(
+        p, p.n * p.ho, workspace,
+        [&](Arena &a) {
+          FwdClScratch s;
+          fwd_cl_layout(a, p, direct, &s);
+        },
+        [&](int64_t b, int64_t e, Arena a, BadTracker *) { forward_cl_range(p, x, out, idx, b, e, a); },
+        nullptr);
+  }
+  if (kernel) *kernel = serial ? "forward-planes(serial)" : "forward-planes";
+  return run_parts(
+      p, p.n * p.c, workspace,
+      [&](Arena &a) {
+        FwdPlaneScratch s;
+        fwd_plane_layout(a, p, &s);
+      },
+      [&](int64_t b, int64_t e, Arena a, BadTracker *) { forward_plane_range(p, x, out, idx, b, e, a); },
+      nullptr);
+}
+
+// Backward: counts (workspace null) or runs; names the path and reports the first bad index.
+int64_t backward_impl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                      const Strided4 &gx, void *workspace, const char **kernel, BadIndex *bad) {
+  const bool serial = p.serial;
+  const bool nt = !serial;  // streaming stores only where gradInput has no aliasing
+  if (channels_last(gy) && channels_last(idx) && channels_last(gx)) {
+    const int64_t cb = bwd_cl_block(p), items = p.n * ((p.c + cb - 1) / cb);
+    if (kernel) *kernel = serial ? "backward-channels-last(serial)" : "backward-channels-last";
+    return run_parts(
+        p, items, workspace,
+        [&](Arena &a) {
+          float *acc, *g;
+          bwd_cl_layout(a, p, cb, &acc, &g);
+        },
+        [&](int64_t b, int64_t e, Arena a, BadTracker *bt) {
+          backward_cl_range(p, gy, idx, gx, cb, b, e, nt, bt, a);
+        },
+        bad);
+  }
+  const bool whole = whole_planes(p, gy, idx);
+  if (kernel) {
+    if (whole && gather_k2s2_applies(p))
       *kernel = serial ? "backward-planes-gather(serial)" : "backward-planes-gather";
     else
       *kernel = serial ? "backward-planes(serial)" : "backward-planes";
-    parallel_for(p.n * p.c, [&](int64_t b, int64_t e) {
-      BadTracker bt;
-      backward_plane_range(p, grad_out, indices, grad_in, b, e, nt, &bt);
-      collect(bt);
-    }, threads);
   }
-  BadTracker first;
-  for (const BadIndex &b : found) first.note(b.plane, b.oh, b.ow, b.value);
-  return first.bad;
+  return run_parts(
+      p, p.n * p.c, workspace,
+      [&](Arena &a) {
+        float *acc, *grow;
+        bwd_plane_layout(a, p, whole, &acc, &grow);
+      },
+      [&](int64_t b, int64_t e, Arena a, BadTracker *bt) {
+        backward_plane_range(p, gy, idx, gx, b, e, nt, bt, a);
+      },
+      bad);
+}
+
+}  // namespace
+
+int64_t maxpool_forward_workspace(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                                  const Strided4 &indices) {
+  return forward_impl(p, x, out, indices, nullptr, nullptr);
+}
+
+const char *maxpool_forward(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                            const Strided4 &indices, void *workspace) {
+  const char *kernel = "none";
+  forward_impl(p, x, out, indices, workspace, &kernel);
+  return kernel;
+}
+
+int64_t maxpool_backward_workspace(const MaxPoolParams &p, const Strided4 &grad_out,
+                                   const Strided4 &indices, const Strided4 &grad_in) {
+  return backward_impl(p, grad_out, indices, grad_in, nullptr, nullptr, nullptr);
+}
+
+BadIndex maxpool_backward(const MaxPoolParams &p, const Strided4 &grad_out,
+                          const Strided4 &indices, const Strided4 &grad_in, void *workspace,
+                          const char **kernel) {
+  BadIndex bad;
+  backward_impl(p, grad_out, indices, grad_in, workspace, kernel, &bad);
+  return bad;
 }
 
 }  // namespace poolgrad

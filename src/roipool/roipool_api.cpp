@@ -105,7 +105,7 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
                 xs.h * xs.w);
   aclnnStatus st = check_data(api, {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}});
   if (st) return st;
-  std::function<aclnnStatus(const char **)> run;
+  Plan plan;
   if (x->view.numel() > 0 && R > 0) {
     RoiParams p;
     p.n = xs.n;
@@ -118,29 +118,27 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
     p.scale_h = spatial_scale_h;
     p.scale_w = spatial_scale_w;
     p.dtype = dt;
+    p.serial = !view_is_non_overlapping(y->view) || !view_is_non_overlapping(argmax->view);
+    p.threads = p.serial ? 1 : num_threads();
+    plan.threads = p.threads;
+    plan.workspace = roi_forward_workspace(p, xs);
     const Strided2 rs = to2(rois->view);
     const Strided4 ys = to_nchw(y->view, false), as = to_nchw(argmax->view, false);
-    const bool serial = !view_is_non_overlapping(y->view) || !view_is_non_overlapping(argmax->view);
-    run = [p, xs, rs, ys, as, serial](const char **kernel) {
-      const bool wide = roi_forward_wide(p, serial);
-      aclnnStatus s2 = check_scratch(kFwd, roi_forward_scratch_bytes(p, serial));
-      if (s2) return s2;
-      RoiDataError e = roi_check_batch(p, rs);
-      if (e.kind) return data_error(kFwd, e, p.h * p.w, p.n);
-      roipool_forward(p, xs, rs, ys, as, serial);
-      *kernel = wide ? "roi-forward-channel-blocks/avx2"
-                     : (serial ? "roi-forward-channel-major(serial)" : "roi-forward-channel-major");
-      return ACLNN_SUCCESS;
+    plan.run = [p, xs, rs, ys, as](void *workspace, const char **kernel) {
+      *kernel = roi_forward_wide(p) ? "roi-forward-channel-blocks/avx2"
+                                    : (p.serial ? "roi-forward-channel-major(serial)"
+                                                : "roi-forward-channel-major");
+      const RoiDataError e = roipool_forward(p, xs, rs, ys, as, workspace);
+      return e.kind ? data_error(kFwd, e, p.h * p.w, p.n) : ACLNN_SUCCESS;
     };
   }
-  std::string trace;
   if (trace_info())
-    trace = describe("x", x) + " " + describe("rois", rois) + " " + describe("y", y) + " " +
-            describe("argmax", argmax) +
-            format(" pooled=[%" PRId64 ",%" PRId64 "] spatial_scale=[%g,%g] profile=%s", pooled_h,
-                   pooled_w, static_cast<double>(spatial_scale_h),
-                   static_cast<double>(spatial_scale_w), soc_name(current_soc()));
-  return make_executor(api, std::move(run), std::move(trace), workspaceSize, executor);
+    plan.trace = describe("x", x) + " " + describe("rois", rois) + " " + describe("y", y) + " " +
+                 describe("argmax", argmax) +
+                 format(" pooled=[%" PRId64 ",%" PRId64 "] spatial_scale=[%g,%g] profile=%s",
+                        pooled_h, pooled_w, static_cast<double>(spatial_scale_h),
+                        static_cast<double>(spatial_scale_w), soc_name(current_soc()));
+  return make_executor(api, std::move(plan), workspaceSize, executor);
 }
 
 aclnnStatus aclnnRoiPoolingWithArgMax(void *workspace, uint64_t workspaceSize,
@@ -223,11 +221,11 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
   if (st) return st;
   const Strided4 gx = to_nchw(gradInputRef->view, false);
   const bool serial = !view_is_non_overlapping(gradInputRef->view);
-  std::function<aclnnStatus(const char **)> run;
+  Plan plan;
   if (gradOutput->view.numel() == 0) {
     // The gradient of an empty sum: zeros (CANN leaves gradInputRef untouched).
     if (gradInputRef->view.numel() > 0)
-      run = [gx, dt](const char **kernel) {
+      plan.run = [gx, dt](void *, const char **kernel) {
         zero_fill(gx, dt);
         *kernel = "zero-fill";
         return ACLNN_SUCCESS;
@@ -242,30 +240,24 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
     p.ph = pooledH;
     p.pw = pooledW;
     p.dtype = dt;
+    p.serial = serial;
+    p.threads = serial ? 1 : num_threads();
+    plan.threads = p.threads;
+    plan.workspace = roi_backward_workspace(p);
     const Strided2 rs = to2(rois->view);
     const Strided4 gy = to_nchw(gradOutput->view, false), as = to_nchw(argmax->view, false);
-    run = [p, gy, rs, as, gx, serial](const char **kernel) {
-      // At least one float accumulator plane per thread.
-      const int64_t hw = p.h * p.w;
-      aclnnStatus s2 = check_scratch(kBwd, hw > INT64_MAX / 8 ? -1 : 4 * (hw + 1));
-      if (s2) return s2;
-      *kernel = roi_backward_wide()
-                    ? (serial ? "roi-backward-batch-channel-blocks/avx2(serial)" : "roi-backward-batch-channel-blocks/avx2")
-                    : (serial ? "roi-backward-batch-channel-blocks(serial)" : "roi-backward-batch-channel-blocks");
-      RoiDataError e = roi_check_batch(p, rs);
-      if (e.kind) return data_error(kBwd, e, p.h * p.w, p.n);
-      e = roipool_backward(p, gy, rs, as, gx, serial);
-      if (e.kind) return data_error(kBwd, e, p.h * p.w, p.n);
-      return ACLNN_SUCCESS;
+    plan.run = [p, gy, rs, as, gx](void *workspace, const char **kernel) {
+      *kernel = roi_backward_kernel(p, gy, as);
+      const RoiDataError e = roipool_backward(p, gy, rs, as, gx, workspace);
+      return e.kind ? data_error(kBwd, e, p.h * p.w, p.n) : ACLNN_SUCCESS;
     };
   }
-  std::string trace;
   if (trace_info())
-    trace = describe("gradOutput", gradOutput) + " " + describe("gradInputRef", gradInputRef) + " " +
-            describe("rois", rois) + " " + describe("argmax", argmax) +
-            format(" pooled=[%" PRId64 ",%" PRId64 "] profile=%s", pooledH, pooledW,
-                   soc_name(current_soc()));
-  return make_executor(api, std::move(run), std::move(trace), workspaceSize, executor);
+    plan.trace = describe("gradOutput", gradOutput) + " " + describe("gradInputRef", gradInputRef) +
+                 " " + describe("rois", rois) + " " + describe("argmax", argmax) +
+                 format(" pooled=[%" PRId64 ",%" PRId64 "] profile=%s", pooledH, pooledW,
+                        soc_name(current_soc()));
+  return make_executor(api, std::move(plan), workspaceSize, executor);
 }
 
 aclnnStatus aclnnRoiPoolingGradWithArgMax(void *workspace, uint64_t workspaceSize,

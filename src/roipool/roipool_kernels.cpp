@@ -18,8 +18,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <mutex>
-#include <vector>
+#include <new>
 
 #include "../core/simd.h"
 
@@ -49,26 +48,70 @@ inline int64_t clamp_edge(float v, int64_t lim) {
   return static_cast<int64_t>(v);
 }
 
+// One ROI's bins: the batch and the clamped bin edges (arrays of ph / pw entries in the
+// workspace).
 struct RoiGeom {
   int64_t batch = 0;
   bool empty = false;
-  std::vector<int64_t> hs, he, ws, we;
+  int64_t *hs = nullptr, *he = nullptr, *ws = nullptr, *we = nullptr;
 };
 
-RoiGeom geometry(const RoiParams &p, const Strided2 &rois, int64_t r) {
-  RoiGeom g;
-  g.batch = static_cast<int64_t>(std::trunc(roi_value(p, rois, r, 0)));
-  const float x1 = roi_value(p, rois, r, 1), y1 = roi_value(p, rois, r, 2);
-  const float x2 = roi_value(p, rois, r, 3), y2 = roi_value(p, rois, r, 4);
+// The ROIs as phase 2 sees them: a private float copy of rois (R x 5), read from the caller's
+// tensor exactly once, and each ROI's batch index decoded once from that copy. Every later use
+// reads only these, so a caller that changes rois during phase 2 (a data race on its side) can
+// change the numbers but never send poolgrad outside its own memory.
+struct RoiTable {
+  float *v = nullptr;       // v[r * 5 + j] = rois[r, j]
+  int64_t *batch = nullptr;  // trunc(v[r * 5]), checked to lie in [0, n)
+};
+
+void roi_table_layout(Arena &a, const RoiParams &p, RoiTable *t) {
+  t->v = a.take<float>(p.r * 5);
+  t->batch = a.take<int64_t>(p.r);
+}
+
+// Copies rois and decodes the batch indices; the first ROI whose batch index is outside [0, n)
+// (NaN included) is reported and nothing else is decoded.
+RoiDataError read_rois(const RoiParams &p, const Strided2 &rois, RoiTable *t) {
+  RoiDataError e;
+  for (int64_t r = 0; r < p.r; ++r)
+    for (int64_t j = 0; j < 5; ++j) t->v[r * 5 + j] = roi_value(p, rois, r, j);
+  for (int64_t r = 0; r < p.r; ++r) {
+    const float v = t->v[r * 5];
+    const float tr = std::trunc(v);
+    if (!(tr >= 0.0f && tr < static_cast<float>(p.n))) {
+      e.kind = 1;
+      e.roi = r;
+      e.value = static_cast<double>(v);
+      return e;
+    }
+    t->batch[r] = static_cast<int64_t>(tr);
+  }
+  return e;
+}
+
+void geometry_layout(Arena &a, const RoiParams &p, RoiGeom **geo, int64_t **edges) {
+  *geo = a.take<RoiGeom>(p.r);
+  int64_t per_roi;
+  *edges = a.take<int64_t>(checked_mul(2, p.ph + p.pw, &per_roi) && checked_mul(per_roi, p.r, &per_roi)
+                               ? per_roi
+                               : -1);
+}
+
+void geometry(const RoiParams &p, const RoiTable &t, int64_t r, int64_t *edges, RoiGeom *out) {
+  RoiGeom &g = *new (out) RoiGeom();
+  const float *v = t.v + r * 5;
+  g.batch = t.batch[r];
+  const float x1 = v[1], y1 = v[2], x2 = v[3], y2 = v[4];
   const float xs = x1 * p.scale_w, ys = y1 * p.scale_h;
   const float xe = (x2 + 1.0f) * p.scale_w, ye = (y2 + 1.0f) * p.scale_h;
   g.empty = (x2 - x1 + 1.0f) * p.scale_w <= 0.0f || (y2 - y1 + 1.0f) * p.scale_h <= 0.0f;
   const float bw = (xe - xs) / static_cast<float>(p.pw);
   const float bh = (ye - ys) / static_cast<float>(p.ph);
-  g.hs.resize(p.ph);
-  g.he.resize(p.ph);
-  g.ws.resize(p.pw);
-  g.we.resize(p.pw);
+  g.hs = edges;
+  g.he = g.hs + p.ph;
+  g.ws = g.he + p.ph;
+  g.we = g.ws + p.pw;
   for (int64_t i = 0; i < p.ph; ++i) {
     const float fi = static_cast<float>(i);
     g.hs[i] = clamp_edge(std::floor(fi * bh + ys), p.h);
@@ -79,63 +122,79 @@ RoiGeom geometry(const RoiParams &p, const Strided2 &rois, int64_t r) {
     g.ws[j] = clamp_edge(std::floor(fj * bw + xs), p.w);
     g.we[j] = clamp_edge(std::ceil((fj + 1.0f) * bw + xs), p.w);
   }
-  return g;
 }
 
 // The ROIs bucketed by batch index: bucket b is order[start[b] .. start[b + 1]), ascending r.
 struct Buckets {
-  std::vector<int64_t> start, order;
+  int64_t *start = nullptr, *order = nullptr, *fill = nullptr;
 };
 
-Buckets bucket_by_batch(const RoiParams &p, const Strided2 &rois) {
-  Buckets bk;
-  bk.start.assign(static_cast<size_t>(p.n) + 1, 0);
-  bk.order.resize(static_cast<size_t>(p.r));
-  std::vector<int64_t> batch(static_cast<size_t>(p.r));
-  for (int64_t r = 0; r < p.r; ++r) batch[r] = static_cast<int64_t>(std::trunc(roi_value(p, rois, r, 0)));
-  for (int64_t r = 0; r < p.r; ++r) ++bk.start[batch[r] + 1];
-  for (int64_t b = 0; b < p.n; ++b) bk.start[b + 1] += bk.start[b];
-  std::vector<int64_t> fill(bk.start.begin(), bk.start.end() - 1);
-  for (int64_t r = 0; r < p.r; ++r) bk.order[fill[batch[r]]++] = r;
-  return bk;
+void buckets_layout(Arena &a, const RoiParams &p, Buckets *bk) {
+  bk->start = a.take<int64_t>(p.n + 1);
+  bk->order = a.take<int64_t>(p.r);
+  bk->fill = a.take<int64_t>(p.n);
 }
 
-// Splits items [0, cost_end.size()) into `parts` contiguous runs of about equal cost (cost_end:
-// the running total of the items' costs); run t is [bound[t], bound[t + 1]).
-std::vector<int64_t> split_by_cost(const std::vector<int64_t> &cost_end, int parts) {
-  const int64_t items = static_cast<int64_t>(cost_end.size());
-  const int64_t total = items ? cost_end.back() : 0;
-  std::vector<int64_t> bound(static_cast<size_t>(parts) + 1, items);
+void bucket_by_batch(const RoiParams &p, const RoiTable &t, Buckets *bk) {
+  for (int64_t b = 0; b <= p.n; ++b) bk->start[b] = 0;
+  for (int64_t r = 0; r < p.r; ++r) ++bk->start[t.batch[r] + 1];
+  for (int64_t b = 0; b < p.n; ++b) bk->start[b + 1] += bk->start[b];
+  for (int64_t b = 0; b < p.n; ++b) bk->fill[b] = bk->start[b];
+  for (int64_t r = 0; r < p.r; ++r) bk->order[bk->fill[t.batch[r]]++] = r;
+}
+
+// Splits items [0, items) into `parts` contiguous runs of about equal cost (cost_end: the
+// running total of the items' costs); run t is [bound[t], bound[t + 1]).
+void split_by_cost(const int64_t *cost_end, int64_t items, int parts, int64_t *bound) {
+  const int64_t total = items ? cost_end[items - 1] : 0;
+  for (int t = 0; t <= parts; ++t) bound[t] = items;
   bound[0] = 0;
   for (int t = 1; t < parts; ++t) {
     const int64_t goal = total / parts * t;
-    bound[t] = std::lower_bound(cost_end.begin(), cost_end.end(), goal) - cost_end.begin();
+    bound[t] = std::lower_bound(cost_end, cost_end + items, goal) - cost_end;
     bound[t] = std::max(bound[t], bound[t - 1]);
   }
-  return bound;
 }
 
-void forward_items(const RoiParams &p, const Strided4 &x, const std::vector<RoiGeom> &geo,
-                   const Strided4 &y, const Strided4 &am, int64_t b0, int64_t e0) {
+// A thread's scratch for the channel-major forward: float copies of the planes (b, c) of the
+// current channel, made on first use (none for dense FLOAT planes), and one output row.
+struct ItemScratch {
+  float *planes = nullptr, *yrow = nullptr;
+  char *have = nullptr;
+};
+
+bool items_direct(const RoiParams &p, const Strided4 &x) {
+  return p.dtype == ACL_FLOAT && x.plane_dense();
+}
+
+void items_layout(Arena &a, const RoiParams &p, bool direct, ItemScratch *s) {
+  int64_t planes;
+  s->planes = a.take<float>(direct ? 0 : checked_mul(p.n, p.h * p.w, &planes) ? planes : -1);
+  s->have = a.take<char>(p.n);
+  s->yrow = a.take<float>(p.pw);
+}
+
+void forward_items(const RoiParams &p, const Strided4 &x, const RoiGeom *geo, const Strided4 &y,
+                   const Strided4 &am, int64_t b0, int64_t e0, Arena scratch) {
   const int64_t esz = dtype_size(p.dtype);
-  const bool direct = p.dtype == ACL_FLOAT && x.plane_dense();
-  // Float copies of the planes (b, c) of the current channel, made on first use.
-  std::vector<float> planes(direct ? 0 : static_cast<size_t>(p.n * p.h * p.w));
-  std::vector<char> have(static_cast<size_t>(p.n), 0);
-  std::vector<float> yrow(static_cast<size_t>(p.pw));
+  const bool direct = items_direct(p, x);
+  ItemScratch sc;
+  items_layout(scratch, p, direct, &sc);
+  float *const planes = sc.planes, *const yrow = sc.yrow;
+  char *const have = sc.have;
   int64_t cur_c = -1;
   for (int64_t item = b0; item < e0; ++item) {
     const int64_t c = item / p.r, r = item % p.r;
     const RoiGeom &g = geo[r];
     if (c != cur_c) {
       cur_c = c;
-      std::fill(have.begin(), have.end(), 0);
+      std::fill(have, have + p.n, 0);
     }
     const float *plane;
     if (direct) {
       plane = reinterpret_cast<const float *>(elem(x, 4, g.batch, c, 0, 0));
     } else {
-      float *dst = planes.data() + g.batch * p.h * p.w;
+      float *dst = planes + g.batch * p.h * p.w;
       if (!have[g.batch]) {
         for (int64_t h = 0; h < p.h; ++h)
           row_to_f32(p.dtype, elem(x, esz, g.batch, c, h, 0), x.sw, p.w, dst + h * p.w);
@@ -166,13 +225,31 @@ void forward_items(const RoiParams &p, const Strided4 &x, const std::vector<RoiG
         yrow[j] = best;
         arow[j * am.sw] = static_cast<int32_t>(bi);
       }
-      row_from_f32(p.dtype, yrow.data(), elem(y, esz, r, c, i, 0), y.sw, p.pw, false);
+      row_from_f32(p.dtype, yrow, elem(y, esz, r, c, i, 0), y.sw, p.pw, false);
     }
   }
 }
 
 // Channels per block of the vector forward (two AVX2 vectors).
 constexpr int64_t kFwdLanes = 16;
+
+// A thread's scratch for the sixteen-channel forward: one block's planes pixel-major, a row, and
+// an ROI's results ([bins][16]) before and after the transpose.
+struct BlockScratch {
+  float *hwc = nullptr, *row = nullptr, *yb = nullptr, *yt = nullptr;
+  int32_t *ab = nullptr, *at = nullptr;
+};
+
+void blocks_layout(Arena &a, const RoiParams &p, BlockScratch *s) {
+  int64_t lanes_bins;
+  if (!checked_mul(p.ph * p.pw, kFwdLanes, &lanes_bins)) lanes_bins = -1;
+  s->hwc = a.take<float>(p.h * p.w * kFwdLanes);
+  s->row = a.take<float>(p.w);
+  s->yb = a.take<float>(lanes_bins);
+  s->yt = a.take<float>(lanes_bins);
+  s->ab = a.take<int32_t>(lanes_bins);
+  s->at = a.take<int32_t>(lanes_bins);
+}
 
 #ifdef POOLGRAD_X86
 // ---- forward, sixteen channels at a time (AVX2) ----------------------------------------------------
@@ -295,14 +372,15 @@ FwdItem forward_item(const RoiParams &p, const Buckets &bk, int64_t chunks, int6
 }
 
 __attribute__((target("avx2"))) void forward_blocks(const RoiParams &p, const Strided4 &x,
-                                                    const std::vector<RoiGeom> &geo,
-                                                    const Buckets &bk, int64_t chunks,
-                                                    const Strided4 &y, const Strided4 &am, bool nt,
-                                                    int64_t ib, int64_t ie) {
-  const int64_t esz = dtype_size(p.dtype), hw = p.h * p.w, bins = p.ph * p.pw;
-  std::vector<float> hwc(static_cast<size_t>(hw * kFwdLanes)), row(static_cast<size_t>(p.w));
-  std::vector<float> yb(static_cast<size_t>(bins * kFwdLanes)), yt(yb.size());
-  std::vector<int32_t> ab(yb.size()), at(yb.size());
+                                                    const RoiGeom *geo, const Buckets &bk,
+                                                    int64_t chunks, const Strided4 &y,
+                                                    const Strided4 &am, bool nt, int64_t ib,
+                                                    int64_t ie, Arena scratch) {
+  const int64_t esz = dtype_size(p.dtype), bins = p.ph * p.pw;
+  BlockScratch sc;
+  blocks_layout(scratch, p, &sc);
+  float *const hwc = sc.hwc, *const row = sc.row, *const yb = sc.yb, *const yt = sc.yt;
+  int32_t *const ab = sc.ab, *const at = sc.at;
   // The (ph, pw) grid of y and argmax is one run of ph*pw values, and the channels' runs are
   // adjacent: a block's output is one run of cn*ph*pw values in each.
   const bool flat = y.sw == 1 && y.sh == p.pw && am.sw == 1 && am.sh == p.pw;
@@ -313,25 +391,25 @@ __attribute__((target("avx2"))) void forward_blocks(const RoiParams &p, const St
     const int64_t c0 = it.c0, cn = std::min(kFwdLanes, p.c - c0);
     if (it.k0 == it.k1) continue;
     if (it.pair != have) {
-      gather_block(p, x, it.b, c0, cn, hwc.data(), row.data());
+      gather_block(p, x, it.b, c0, cn, hwc, row);
       have = it.pair;
     }
     for (int64_t k = it.k0; k < it.k1; ++k) {
       const int64_t r = bk.order[k];
-      forward_roi_avx2(p, hwc.data(), geo[r], yb.data(), ab.data());
-      lanes_to_runs(yb.data(), bins, cn, yt.data());
-      lanes_to_runs(reinterpret_cast<const float *>(ab.data()), bins, cn, reinterpret_cast<float *>(at.data()));
+      forward_roi_avx2(p, hwc, geo[r], yb, ab);
+      lanes_to_runs(yb, bins, cn, yt);
+      lanes_to_runs(reinterpret_cast<const float *>(ab), bins, cn, reinterpret_cast<float *>(at));
       if (dense) {
-        row_from_f32(p.dtype, yt.data(), elem(y, esz, r, c0, 0, 0), 1, cn * bins, nt);
+        row_from_f32(p.dtype, yt, elem(y, esz, r, c0, 0, 0), 1, cn * bins, nt);
         // argmax bits pass through float32 loads and stores unchanged (no arithmetic).
-        row_from_f32(ACL_FLOAT, reinterpret_cast<const float *>(at.data()), elem(am, 4, r, c0, 0, 0), 1,
+        row_from_f32(ACL_FLOAT, reinterpret_cast<const float *>(at), elem(am, 4, r, c0, 0, 0), 1,
                      cn * bins, nt);
         continue;
       }
       for (int64_t l = 0; l < cn; ++l)
         for (int64_t i = 0; i < p.ph; ++i) {
           const int64_t o = l * bins + i * p.pw;
-          row_from_f32(p.dtype, yt.data() + o, elem(y, esz, r, c0 + l, i, 0), y.sw, p.pw, false);
+          row_from_f32(p.dtype, yt + o, elem(y, esz, r, c0 + l, i, 0), y.sw, p.pw, false);
           int32_t *arow = reinterpret_cast<int32_t *>(elem(am, 4, r, c0 + l, i, 0));
           for (int64_t j = 0; j < p.pw; ++j) arow[j * am.sw] = at[o + j];
         }
@@ -422,17 +500,30 @@ __attribute__((target("avx2"))) bool scatter_run_avx2(float *__restrict plane, c
 }
 #endif
 
-void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<int64_t> &order,
-                    const std::vector<int64_t> &start, const Strided4 &am, const Strided4 &gx,
-                    int64_t cb, int64_t ib, int64_t ie, bool nt, RoiDataError *err) {
+// A thread's scratch for the backward: the channel block's float accumulator planes and four
+// gradOutput runs as float32.
+void bwd_layout(Arena &a, const RoiParams &p, int64_t cb, float **acc, float **g) {
+  int64_t planes, runs;
+  *acc = a.take<float>(checked_mul(cb, p.h * p.w, &planes) ? planes : -1);
+  *g = a.take<float>(checked_mul(4, p.ph * p.pw, &runs) ? runs : -1);
+}
+
+// The (ph, pw) grid of gradOutput and argmax is one contiguous run of ph*pw values.
+bool bwd_flat(const RoiParams &p, const Strided4 &gy, const Strided4 &am) {
+  return gy.sw == 1 && gy.sh == p.pw && am.sw == 1 && am.sh == p.pw;
+}
+
+void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order,
+                    const int64_t *start, const Strided4 &am, const Strided4 &gx, int64_t cb,
+                    int64_t ib, int64_t ie, bool nt, RoiDataError *err, Arena scratch) {
   const int64_t esz = dtype_size(p.dtype);
   const int64_t hw = p.h * p.w;
   const int64_t ps = hw;  // plane stride in the accumulator
   const int64_t nblocks = (p.c + cb - 1) / cb;
   const int64_t bins = p.ph * p.pw;
-  std::vector<float> acc(static_cast<size_t>(cb * ps)), g(static_cast<size_t>(4 * bins));
-  // The (ph, pw) grid of gradOutput and argmax is one contiguous run of ph*pw values.
-  const bool flat = gy.sw == 1 && gy.sh == p.pw && am.sw == 1 && am.sh == p.pw;
+  float *acc, *g;
+  bwd_layout(scratch, p, cb, &acc, &g);
+  const bool flat = bwd_flat(p, gy, am);
   const bool wide = roi_backward_wide();
   (void)wide;  // only read on x86
   // Runs of 512 bytes or more (a 14x14 grid) are prefetched into L2 (prefetcht1), shorter ones into
@@ -481,7 +572,7 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
   for (int64_t item = ib; item < ie; ++item) {
     const int64_t b = item / nblocks, c0 = (item % nblocks) * cb;
     const int64_t cn = std::min(cb, p.c - c0);
-    if (cn * ps > 0) std::memset(acc.data(), 0, static_cast<size_t>(cn * ps) * 4);
+    if (cn * ps > 0) std::memset(acc, 0, static_cast<size_t>(cn * ps) * 4);
     for (int64_t k = start[b]; k < start[b + 1]; ++k) {
       const int64_t r = order[k];
       int64_t c = c0;
@@ -501,9 +592,9 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
               prefetch_bytes<3>(an, bins * 4);
             }
           }
-          const float *gv = grad_run(r, c, g.data());
+          const float *gv = grad_run(r, c, g);
           const int32_t *av = reinterpret_cast<const int32_t *>(elem(am, 4, r, c, 0, 0));
-          if (!scatter_run_avx2(acc.data() + (c - c0) * ps, gv, av, bins, hw)) first_bad(r, c, av);
+          if (!scatter_run_avx2(acc + (c - c0) * ps, gv, av, bins, hw)) first_bad(r, c, av);
         }
       }
 #endif
@@ -523,9 +614,9 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
           const int32_t *av[4];
           float *pl[4];
           for (int u = 0; u < 4; ++u) {
-            gv[u] = grad_run(r, c + u, g.data() + u * bins);
+            gv[u] = grad_run(r, c + u, g + u * bins);
             av[u] = reinterpret_cast<const int32_t *>(elem(am, 4, r, c + u, 0, 0));
-            pl[u] = acc.data() + (c + u - c0) * ps;
+            pl[u] = acc + (c + u - c0) * ps;
           }
           const bool all_ok = scatter4(pl[0], pl[1], pl[2], pl[3], gv[0], gv[1], gv[2], gv[3], av[0],
                                        av[1], av[2], av[3], bins, hw);
@@ -534,14 +625,14 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
         }
       }
       for (; c < c0 + cn; ++c) {
-        float *plane = acc.data() + (c - c0) * ps;
+        float *plane = acc + (c - c0) * ps;
         if (flat) {
-          scatter_run(plane, grad_run(r, c, g.data()),
+          scatter_run(plane, grad_run(r, c, g),
                       reinterpret_cast<const int32_t *>(elem(am, 4, r, c, 0, 0)), r, c);
           continue;
         }
         for (int64_t i = 0; i < p.ph; ++i) {
-          row_to_f32(p.dtype, elem(gy, esz, r, c, i, 0), gy.sw, p.pw, g.data());
+          row_to_f32(p.dtype, elem(gy, esz, r, c, i, 0), gy.sw, p.pw, g);
           const int32_t *arow = reinterpret_cast<const int32_t *>(elem(am, 4, r, c, i, 0));
           for (int64_t j = 0; j < p.pw; ++j) {
             const int64_t a = arow[j * am.sw];
@@ -554,7 +645,7 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const std::vector<in
       }
     }
     for (int64_t c = c0; c < c0 + cn && hw > 0; ++c) {  // hw == 0: gradInputRef has no elements
-      const float *plane = acc.data() + (c - c0) * ps;
+      const float *plane = acc + (c - c0) * ps;
       if (gx.plane_dense()) {
         row_from_f32(p.dtype, plane, elem(gx, esz, b, c, 0, 0), 1, hw, nt);
       } else {
@@ -576,52 +667,82 @@ bool roi_backward_wide() {
 #endif
 }
 
-RoiDataError roi_check_batch(const RoiParams &p, const Strided2 &rois) {
-  RoiDataError e;
-  for (int64_t r = 0; r < p.r; ++r) {
-    const float v = roi_value(p, rois, r, 0);
-    const float t = std::trunc(v);
-    if (!(t >= 0.0f && t < static_cast<float>(p.n))) {
-      e.kind = 1;
-      e.roi = r;
-      e.value = static_cast<double>(v);
-      break;
-    }
-  }
-  return e;
-}
-
-int64_t roi_forward_scratch_bytes(const RoiParams &p, bool serial) {
-  // Vector path: one block's planes, pixel-major; channel-major path: float copies of one
-  // channel's N planes.
-  const int64_t planes = roi_forward_wide(p, serial) ? kFwdLanes : p.n, hw = p.h * p.w;
-  return hw > INT64_MAX / 64 / std::max<int64_t>(planes, 1) ? -1 : 4 * planes * hw;
-}
-
-bool roi_forward_wide(const RoiParams &p, bool serial) {
+bool roi_forward_wide(const RoiParams &p) {
 #ifdef POOLGRAD_X86
   // Overlapping outputs keep the channel-major order of writes (serial path); maps of more than
   // 2^20 pixels keep it too, so that the pixel-major scratch stays within 64 MB a thread.
-  return !serial && cpu_has_avx2() && p.h * p.w <= (int64_t(1) << 20);
+  return !p.serial && cpu_has_avx2() && p.h * p.w <= (int64_t(1) << 20);
 #else
-  (void)p, (void)serial;
+  (void)p;
   return false;
 #endif
 }
 
-void roipool_forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
-                     const Strided4 &y, const Strided4 &argmax, bool serial) {
-  std::vector<RoiGeom> geo(static_cast<size_t>(p.r));
-  for (int64_t r = 0; r < p.r; ++r) geo[r] = geometry(p, rois, r);
-#ifdef POOLGRAD_X86
-  if (roi_forward_wide(p, serial)) {
-    const Buckets bk = bucket_by_batch(p, rois);
-    const int threads = num_threads();
-    const int64_t nblk = (p.c + kFwdLanes - 1) / kFwdLanes, pairs = p.n * nblk;
+namespace {
+
+// The forward's workspace: the ROI table, the bins' edges, the buckets and the cost split
+// (shared), then one scratch slice per part. With a null base only the bytes are counted.
+struct FwdWork {
+  RoiTable rois;
+  RoiGeom *geo = nullptr;
+  int64_t *edges = nullptr;
+  Buckets bk;
+  int64_t chunks = 1, pairs = 0, parts = 0;
+  int64_t *roi_cost = nullptr, *cost_end = nullptr, *bound = nullptr;
+  Arena::Slices slices;
+};
+
+void fwd_layout(Arena &a, const RoiParams &p, const Strided4 &x, FwdWork *w) {
+  roi_table_layout(a, p, &w->rois);
+  geometry_layout(a, p, &w->geo, &w->edges);
+  buckets_layout(a, p, &w->bk);
+  if (roi_forward_wide(p)) {
+    const int64_t nblk = (p.c + kFwdLanes - 1) / kFwdLanes;
+    w->pairs = p.n * nblk;
     // Enough items for every thread: a pair's ROIs are cut into runs when pairs are few.
-    const int64_t chunks = std::max<int64_t>(1, (4 * static_cast<int64_t>(threads) + pairs - 1) / pairs);
+    w->chunks = std::max<int64_t>(1, (4 * static_cast<int64_t>(p.threads) + w->pairs - 1) / w->pairs);
+    w->parts = std::min<int64_t>(p.threads, w->pairs * w->chunks);
+    w->roi_cost = a.take<int64_t>(p.r);
+    w->cost_end = a.take<int64_t>(w->pairs * w->chunks);
+    w->bound = a.take<int64_t>(w->parts + 1);
+    w->slices = a.take_slices(static_cast<int>(w->parts), layout_bytes([&](Arena &s) {
+      BlockScratch b;
+      blocks_layout(s, p, &b);
+    }));
+  } else {
+    w->parts = parts_for(p.c * p.r, p.threads);
+    const bool direct = items_direct(p, x);
+    w->slices = a.take_slices(static_cast<int>(w->parts), layout_bytes([&](Arena &s) {
+      ItemScratch it;
+      items_layout(s, p, direct, &it);
+    }));
+  }
+}
+
+}  // namespace
+
+int64_t roi_forward_workspace(const RoiParams &p, const Strided4 &x) {
+  Arena a;
+  FwdWork w;
+  fwd_layout(a, p, x, &w);
+  return a.used();
+}
+
+RoiDataError roipool_forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
+                             const Strided4 &y, const Strided4 &argmax, void *workspace) {
+  Arena a(workspace, roi_forward_workspace(p, x));
+  FwdWork w;
+  fwd_layout(a, p, x, &w);
+  const RoiDataError e = read_rois(p, rois, &w.rois);
+  if (e.kind) return e;
+  for (int64_t r = 0; r < p.r; ++r) geometry(p, w.rois, r, w.edges + r * 2 * (p.ph + p.pw), &w.geo[r]);
+  const RoiGeom *const geo = w.geo;
+#ifdef POOLGRAD_X86
+  if (roi_forward_wide(p)) {
+    Buckets &bk = w.bk;
+    bucket_by_batch(p, w.rois, &bk);
+    const int64_t chunks = w.chunks, pairs = w.pairs;
     const int64_t hw = p.h * p.w;
-    std::vector<int64_t> roi_cost(static_cast<size_t>(p.r));
     for (int64_t r = 0; r < p.r; ++r) {
       const RoiGeom &g = geo[r];
       int64_t cost = p.ph * p.pw;
@@ -629,82 +750,123 @@ void roipool_forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois
         for (int64_t i = 0; i < p.ph; ++i)
           for (int64_t j = 0; j < p.pw; ++j)
             cost += std::max<int64_t>(0, g.he[i] - g.hs[i]) * std::max<int64_t>(0, g.we[j] - g.ws[j]);
-      roi_cost[r] = cost;
+      w.roi_cost[r] = cost;
     }
     // Cost of an item: its ROIs' window pixels and bins, plus the copy of the planes for the first
     // run of a pair.
-    std::vector<int64_t> cost_end(static_cast<size_t>(pairs * chunks));
     int64_t total = 0;
     for (int64_t item = 0; item < pairs * chunks; ++item) {
       const FwdItem it = forward_item(p, bk, chunks, item);
       total += item % chunks == 0 ? hw : 0;
-      for (int64_t k = it.k0; k < it.k1; ++k) total += roi_cost[bk.order[k]];
-      cost_end[item] = total;
+      for (int64_t k = it.k0; k < it.k1; ++k) total += w.roi_cost[bk.order[k]];
+      w.cost_end[item] = total;
     }
-    const int parts = static_cast<int>(std::min<int64_t>(threads, pairs * chunks));
-    const std::vector<int64_t> bound = split_by_cost(cost_end, parts);
+    const int parts = static_cast<int>(w.parts);
+    split_by_cost(w.cost_end, pairs * chunks, parts, w.bound);
     // Outputs larger than the caches are streamed out (no read-for-ownership).
     const bool nt = p.r * p.c * p.ph * p.pw * (dtype_size(p.dtype) + 4) >= (int64_t(8) << 20);
-    parallel_for(
-        parts,
-        [&](int64_t t0, int64_t t1) {
-          for (int64_t t = t0; t < t1; ++t)
-            forward_blocks(p, x, geo, bk, chunks, y, argmax, nt, bound[t], bound[t + 1]);
-        },
-        parts);
-    return;
+    auto body = [&](int part, int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t)
+        forward_blocks(p, x, geo, bk, chunks, y, argmax, nt, w.bound[t], w.bound[t + 1],
+                       w.slices.slice(part));
+    };
+    parallel_for(parts, body, parts);
+    return e;
   }
 #endif
-  parallel_for(
-      p.c * p.r, [&](int64_t b, int64_t e) { forward_items(p, x, geo, y, argmax, b, e); },
-      serial ? 1 : 0);
+  auto body = [&](int part, int64_t b, int64_t e2) {
+    forward_items(p, x, geo, y, argmax, b, e2, w.slices.slice(part));
+  };
+  parallel_for(p.c * p.r, body, p.threads);
+  return e;
 }
 
-RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
-                              const Strided4 &argmax, const Strided4 &grad_in, bool serial) {
-  const Buckets bk = bucket_by_batch(p, rois);
-  const std::vector<int64_t> &start = bk.start, &order = bk.order;
-  const int threads = serial ? 1 : num_threads();
+namespace {
+
+// The backward's workspace: the ROI table, the buckets, the cost split and the parts' first
+// errors (shared), then one accumulator slice per part.
+struct BwdWork {
+  RoiTable rois;
+  Buckets bk;
+  int64_t cb = 1, items = 0, parts = 0;
+  int64_t *cost_end = nullptr, *bound = nullptr;
+  RoiDataError *errs = nullptr;
+  Arena::Slices slices;
+};
+
+void bwd_work_layout(Arena &a, const RoiParams &p, BwdWork *w) {
   const int64_t hw = std::max<int64_t>(1, p.h * p.w);
   // Channel blocks whose accumulators stay near L1 (64 KB: measured better than both 32 KB and
   // L2-sized blocks), and enough items for every thread.
   int64_t cb = std::max<int64_t>(1, (64 * 1024) / (hw * 4));
   cb = std::min(cb, std::max<int64_t>(p.c, 1));
-  const int64_t want = 4 * static_cast<int64_t>(threads);
+  const int64_t want = 4 * static_cast<int64_t>(p.threads);
   while (cb > 1 && p.n * ((p.c + cb - 1) / cb) < want) cb = (cb + 1) / 2;
-  const int64_t nblocks = (p.c + cb - 1) / cb, items = p.n * nblocks;
+  w->cb = cb;
+  w->items = p.n * ((p.c + cb - 1) / cb);
+  w->parts = std::min<int64_t>(p.threads, w->items);
+  roi_table_layout(a, p, &w->rois);
+  buckets_layout(a, p, &w->bk);
+  w->cost_end = a.take<int64_t>(w->items);
+  w->bound = a.take<int64_t>(w->parts + 1);
+  w->errs = a.take<RoiDataError>(w->parts);
+  w->slices = a.take_slices(static_cast<int>(w->parts), layout_bytes([&](Arena &s) {
+    float *acc, *g;
+    bwd_layout(s, p, cb, &acc, &g);
+  }));
+}
+
+}  // namespace
+
+int64_t roi_backward_workspace(const RoiParams &p) {
+  Arena a;
+  BwdWork w;
+  bwd_work_layout(a, p, &w);
+  return a.used();
+}
+
+const char *roi_backward_kernel(const RoiParams &p, const Strided4 &grad_out, const Strided4 &argmax) {
+  const bool flat = bwd_flat(p, grad_out, argmax);
+  if (!flat) return p.serial ? "roi-backward-strided(serial)" : "roi-backward-strided";
+  if (roi_backward_wide())
+    return p.serial ? "roi-backward-batch-channel-blocks/avx2(serial)" : "roi-backward-batch-channel-blocks/avx2";
+  return p.serial ? "roi-backward-batch-channel-blocks(serial)" : "roi-backward-batch-channel-blocks";
+}
+
+RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
+                              const Strided4 &argmax, const Strided4 &grad_in, void *workspace) {
+  Arena a(workspace, roi_backward_workspace(p));
+  BwdWork w;
+  bwd_work_layout(a, p, &w);
+  RoiDataError first = read_rois(p, rois, &w.rois);
+  if (first.kind) return first;
+  bucket_by_batch(p, w.rois, &w.bk);
+  const int64_t *const start = w.bk.start, *const order = w.bk.order;
+  const int64_t cb = w.cb, items = w.items, nblocks = (p.c + cb - 1) / cb;
+  const int64_t hw = std::max<int64_t>(1, p.h * p.w);
   // Contiguous runs of items, one per thread, balanced by work (the ROIs of the item's batch plus
   // the zeroing and write-out of its planes) rather than by item count: batches rarely hold the
   // same number of ROIs.
-  std::vector<int64_t> cost_end(static_cast<size_t>(items));
   int64_t total = 0;
   for (int64_t i = 0; i < items; ++i) {
     const int64_t b = i / nblocks, cn = std::min(cb, p.c - (i % nblocks) * cb);
     total += cn * ((start[b + 1] - start[b]) * p.ph * p.pw + hw);
-    cost_end[i] = total;
+    w.cost_end[i] = total;
   }
-  const int parts = static_cast<int>(std::min<int64_t>(threads, items));
-  const std::vector<int64_t> bound = split_by_cost(cost_end, parts);
-  std::vector<RoiDataError> errs;
-  std::mutex m;
-  parallel_for(
-      parts,
-      [&](int64_t t0, int64_t t1) {
-        for (int64_t t = t0; t < t1; ++t) {
-          RoiDataError err;
-          backward_items(p, grad_out, order, start, argmax, grad_in, cb, bound[t], bound[t + 1],
-                         !serial, &err);
-          if (err.kind) {
-            std::lock_guard<std::mutex> lock(m);
-            errs.push_back(err);
-          }
-        }
-      },
-      parts);
-  RoiDataError first;
+  const int parts = static_cast<int>(w.parts);
+  split_by_cost(w.cost_end, items, parts, w.bound);
+  for (int t = 0; t < parts; ++t) new (&w.errs[t]) RoiDataError();
+  auto body = [&](int part, int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t)
+      backward_items(p, grad_out, order, start, argmax, grad_in, cb, w.bound[t], w.bound[t + 1],
+                     !p.serial, &w.errs[part], w.slices.slice(part));
+  };
+  parallel_for(parts, body, parts);
   auto key = [&](const RoiDataError &e) { return ((e.roi * p.c + e.c) * p.ph + e.ph) * p.pw + e.pw; };
-  for (const RoiDataError &e : errs)
-    if (!first.kind || key(e) < key(first)) first = e;
+  for (int t = 0; t < parts; ++t) {
+    const RoiDataError &e = w.errs[t];
+    if (e.kind && (!first.kind || key(e) < key(first))) first = e;
+  }
   return first;
 }
 

@@ -12,6 +12,8 @@ struct RoiParams {
   int64_t r = 0, ph = 0, pw = 0;       // rois and pooled grid
   float scale_h = 1.0f, scale_w = 1.0f;
   aclDataType dtype = ACL_FLOAT;
+  int threads = 1;      // fixed in phase 1: the workspace holds one scratch slice per thread
+  bool serial = false;  // an output may alias itself: one thread, in a fixed order
 };
 
 struct Strided2 {
@@ -27,26 +29,27 @@ struct RoiDataError {
   double value = 0;
 };
 
-// The first ROI whose batch index trunc(rois[r, 0]) is outside [0, n) (NaN included).
-RoiDataError roi_check_batch(const RoiParams &p, const Strided2 &rois);
+// Workspace bytes of the forward / backward (-1: the size overflows int64).
+int64_t roi_forward_workspace(const RoiParams &p, const Strided4 &x);
+int64_t roi_backward_workspace(const RoiParams &p);
 
-void roipool_forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
-                     const Strided4 &y, const Strided4 &argmax, bool serial);
-
-// Overwrites grad_in with the scatter-sum; returns the first bad argmax (batch indices must have
-// been checked).
+// Both read rois once into the workspace and check the batch indices first (an error of kind 1
+// writes nothing).
+RoiDataError roipool_forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
+                             const Strided4 &y, const Strided4 &argmax, void *workspace);
+// Overwrites grad_in with the scatter-sum; returns the first bad argmax.
 RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
-                              const Strided4 &argmax, const Strided4 &grad_in, bool serial);
+                              const Strided4 &argmax, const Strided4 &grad_in, void *workspace);
 
 // Whether the backward scatters with the AVX2 runs (x86 with AVX2, unless
 // POOLGRAD_CPU_CAPABILITY=default); otherwise the portable four-channel loop.
 bool roi_backward_wide();
+// The name of the backward path these views take (the trace).
+const char *roi_backward_kernel(const RoiParams &p, const Strided4 &grad_out, const Strided4 &argmax);
 
 // Whether the forward takes the sixteen-channel AVX2 blocks (x86 with AVX2, unless
 // POOLGRAD_CPU_CAPABILITY=default; not for overlapping outputs); otherwise channel-major scalar.
-bool roi_forward_wide(const RoiParams &p, bool serial);
-// Scratch bytes a thread of the forward needs (-1: the count overflows).
-int64_t roi_forward_scratch_bytes(const RoiParams &p, bool serial);
+bool roi_forward_wide(const RoiParams &p);
 
 // Zero-fills a (possibly strided) tensor seen as (n, c, h, w).
 void zero_fill(const Strided4 &t, aclDataType dtype);

@@ -1,0 +1,173 @@
+// The executor registry and the common phase 2.
+#include "executor.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+
+#include "core.h"
+#include "threads.h"
+
+namespace poolgrad {
+
+namespace {
+
+struct Executor {
+  const char *api = "";
+  Plan plan;
+  bool repeatable = false;  // under g_mutex
+  std::mutex run_mutex;     // runs of one repeatable executor from several threads take turns
+};
+
+// Handles are tokens, not addresses: a non-canonical x86-64 address (so that a caller who
+// dereferences one faults at once) carrying a 64-bit serial number that is never reused. A
+// stale handle therefore never names a newer executor, whatever the allocator does.
+constexpr uintptr_t kTokenBase = uintptr_t(0x5a17) << 48;
+
+std::mutex g_mutex;
+uint64_t g_serial = 0;  // under g_mutex
+std::unordered_map<uintptr_t, std::shared_ptr<Executor>> &registry() {
+  static auto *r = new std::unordered_map<uintptr_t, std::shared_ptr<Executor>>();
+  return *r;
+}
+
+uintptr_t token(const aclOpExecutor *e) { return reinterpret_cast<uintptr_t>(e); }
+
+int64_t host_memory_limit() {
+  static const int64_t limit = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const int64_t phys =
+        pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : (int64_t(1) << 34);
+    return phys / 2;
+  }();
+  return limit;
+}
+
+const char *const kNotLive =
+    "%s: executor %p is not a live executor (a single-use executor already ran, or it was "
+    "destroyed)";
+
+}  // namespace
+
+aclnnStatus make_executor(const char *api, Plan plan, uint64_t *workspace_size,
+                          aclOpExecutor **executor) {
+  if (plan.workspace < 0)
+    return fail(ACLNN_ERR_INNER,
+                "%s: the kernel's workspace size overflows int64 for these shapes", api);
+  if (plan.workspace > host_memory_limit())
+    return fail(ACLNN_ERR_INNER,
+                "%s: the kernel needs %" PRId64 " bytes of workspace (%d threads), more than half "
+                "of the host's memory (%" PRId64 " bytes)",
+                api, plan.workspace, num_threads(), host_memory_limit() * 2);
+  std::shared_ptr<Executor> e;
+  try {
+    e = std::make_shared<Executor>();
+    e->api = api;
+    e->plan = std::move(plan);
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const uintptr_t t = kTokenBase + (++g_serial) * 16;
+    registry().emplace(t, e);
+    *executor = reinterpret_cast<aclOpExecutor *>(t);
+  } catch (const std::bad_alloc &) {
+    return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor (out of memory)", api);
+  }
+  *workspace_size = static_cast<uint64_t>(e->plan.workspace);
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_size,
+                         aclOpExecutor *executor, aclrtStream /*stream*/) {
+  if (executor == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
+  // Claim the executor in the same critical section that finds it: of two threads running one
+  // single-use executor, exactly one gets it. The reference keeps it alive while it runs, even
+  // if another thread destroys a repeatable one meanwhile.
+  std::shared_ptr<Executor> e;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = registry().find(token(executor));
+    if (it == registry().end())
+      return fail(ACLNN_ERR_PARAM_INVALID, kNotLive, api, static_cast<void *>(executor));
+    e = it->second;
+    if (!e->repeatable) registry().erase(it);  // every path from here consumes it, as in CANN
+  }
+  const Plan &plan = e->plan;
+  if (workspace_size > 0 && workspace == nullptr)
+    return fail(ACLNN_ERR_PARAM_NULLPTR,
+                "%s: workspace must not be null when workspaceSize is %" PRIu64, api, workspace_size);
+  if (std::strcmp(e->api, api) != 0)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: executor was made by %sGetWorkspaceSize", api, e->api);
+  if (workspace_size < static_cast<uint64_t>(plan.workspace))
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: workspaceSize must be >= %" PRId64 " (asked for by phase 1), but got %" PRIu64,
+                api, plan.workspace, workspace_size);
+  if (!plan.run) {
+    if (trace_info())
+      std::fprintf(stderr, "poolgrad: %s %s kernel=none (empty) time=0.000ms status=0\n", api,
+                   plan.trace.c_str());
+    return ACLNN_SUCCESS;
+  }
+  std::lock_guard<std::mutex> turn(e->run_mutex);
+  aclnnStatus st = ACLNN_SUCCESS;
+  const char *kernel = "none";
+  try {
+    if (trace_info()) {
+      const auto t0 = std::chrono::steady_clock::now();
+      st = plan.run(workspace, &kernel);
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      std::fprintf(stderr, "poolgrad: %s %s kernel=%s threads=%d time=%.3fms status=%d\n", api,
+                   plan.trace.c_str(), kernel, plan.threads, ms, static_cast<int>(st));
+    } else {
+      st = plan.run(workspace, &kernel);
+    }
+  } catch (const std::exception &ex) {
+    st = fail(ACLNN_ERR_INNER, "%s: internal error: %s", api, ex.what());
+  }
+  return st;
+}
+
+}  // namespace poolgrad
+
+using namespace poolgrad;
+
+extern "C" {
+
+aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor) {
+  if (!executor)
+    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclSetAclOpExecutorRepeatable: executor must not be null");
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = registry().find(token(executor));
+  if (it == registry().end())
+    return fail(ACLNN_ERR_PARAM_INVALID, "aclSetAclOpExecutorRepeatable: executor %p is not a live executor",
+                static_cast<void *>(executor));
+  it->second->repeatable = true;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {
+  if (!executor)
+    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclDestroyAclOpExecutor: executor must not be null");
+  std::shared_ptr<Executor> gone;  // freed after the lock, or by a thread still running it
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = registry().find(token(executor));
+    if (it == registry().end())
+      return fail(ACLNN_ERR_PARAM_INVALID,
+                  "aclDestroyAclOpExecutor: executor %p is not a live executor (already run or "
+                  "destroyed)",
+                  static_cast<void *>(executor));
+    gone = std::move(it->second);
+    registry().erase(it);
+  }
+  return ACLNN_SUCCESS;
+}
+
+}  // extern "C"

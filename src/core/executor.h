@@ -1,0 +1,33 @@
+// Executors: what phase 1 hands to phase 2. A plan (the kernel to run, bound to plain parameters,
+// the workspace bytes it needs, the thread count fixed in phase 1) lives in a registry keyed by
+// an opaque handle that is never reused, so that a consumed, destroyed or forged handle is
+// detected in every build, and a running executor cannot be freed under its caller.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "aclnn/aclnn_base.h"
+
+namespace poolgrad {
+
+struct Plan {
+  // Runs the kernel on `workspace` (the bytes asked for below) and names the path it took for
+  // the trace. Empty: nothing to do (an empty batch).
+  std::function<aclnnStatus(void *workspace, const char **kernel)> run;
+  int64_t workspace = 0;  // bytes; -1 when the size overflowed int64
+  int threads = 1;    // the kernel's thread count, fixed in phase 1 (the workspace depends on it)
+  std::string trace;  // the call's description, filled only when POOLGRAD_LOG=info
+};
+
+// The end of every phase 1: refuses a workspace beyond what the host can give (561000 naming
+// the bytes; -1 means the size overflowed), else reports it and returns a new executor.
+aclnnStatus make_executor(const char *api, Plan plan, uint64_t *workspace_size,
+                          aclOpExecutor **executor);
+
+// The common phase 2: checks the handle and the workspace, runs, consumes a single-use executor.
+aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_size,
+                         aclOpExecutor *executor, aclrtStream stream);
+
+}  // namespace poolgrad
