@@ -273,6 +273,66 @@ aclnnStatus check_data(const char *api, std::initializer_list<Named> all) {
   return ACLNN_SUCCESS;
 }
 
+namespace {
+// The bytes [lo, hi) a non-empty view with data can touch.
+void byte_range(const View &v, uintptr_t *lo, uintptr_t *hi) {
+  int64_t a = v.offset, b = v.offset;
+  for (size_t i = 0; i < v.dims.size(); ++i) {
+    const int64_t span = (v.dims[i] - 1) * v.strides[i];  // checked by aclCreateTensor
+    (span < 0 ? a : b) += span;
+  }
+  const int64_t es = dtype_size(v.dtype) > 0 ? dtype_size(v.dtype) : 1;
+  *lo = reinterpret_cast<uintptr_t>(v.data) + static_cast<uintptr_t>(a * es);
+  *hi = reinterpret_cast<uintptr_t>(v.data) + static_cast<uintptr_t>((b + 1) * es);
+}
+}  // namespace
+
+aclnnStatus check_element_bound(const char *api, std::initializer_list<Named> all) {
+  for (const Named &x : all) {
+    int64_t count = 1;
+    for (int64_t d : x.t->view.dims)
+      if (!checked_mul(count, d > 0 ? d : 1, &count) || count > kMaxElements)
+        return fail(ACLNN_ERR_PARAM_INVALID,
+                    "%s: %s shape %s asks for more than 2^40 elements (zero dims counted as 1), "
+                    "more than any call can need",
+                    api, x.name, dims_str(x.t->view.dims).c_str());
+  }
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus check_storage(const char *api, std::initializer_list<Io> all) {
+  for (const Io &x : all) {
+    const View &v = x.t->view;
+    const int64_t es = dtype_size(v.dtype);
+    if (x.role != Role::kShape && v.data && v.numel() > 0 && es > 1 &&
+        (reinterpret_cast<uintptr_t>(v.data) + static_cast<uintptr_t>(v.offset * es)) % es != 0)
+      return fail(ACLNN_ERR_PARAM_INVALID,
+                  "%s: %s data address %p (offset %" PRId64 ") is not aligned to its element size "
+                  "%" PRId64,
+                  api, x.name, v.data, v.offset, es);
+  }
+  for (const Io &out : all) {
+    if (out.role != Role::kWrite || !out.t->view.data || out.t->view.numel() == 0) continue;
+    uintptr_t lo, hi;
+    byte_range(out.t->view, &lo, &hi);
+    for (const Io &other : all) {
+      if (&other == &out || other.role == Role::kShape || !other.t->view.data ||
+          other.t->view.numel() == 0)
+        continue;
+      uintptr_t olo, ohi;
+      byte_range(other.t->view, &olo, &ohi);
+      if (lo < ohi && olo < hi)
+        return fail(ACLNN_ERR_PARAM_INVALID,
+                    "%s: %s and %s share storage (bytes [%p, %p) and [%p, %p)); an output must not "
+                    "overlap another tensor of the call",
+                    api, out.name, other.name, reinterpret_cast<void *>(lo),
+                    reinterpret_cast<void *>(hi), reinterpret_cast<void *>(olo),
+                    reinterpret_cast<void *>(ohi));
+    }
+  }
+  return ACLNN_SUCCESS;
+}
+
 std::string describe(const char *name, const aclTensor *t) {
   return format("%s=%s%s/%s", name, dtype_name(t->view.dtype), dims_str(t->view.dims).c_str(),
                 format_name(t->view.format));
@@ -324,6 +384,15 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
     set_error("%s: offset must be >= 0, but got %" PRId64, api, offset);
     return nullptr;
   }
+  {
+    // The byte offset of the first element must fit int64 too, also for an empty view.
+    int64_t es = dtype_size(dataType) > 0 ? dtype_size(dataType) : 1, bytes;
+    if (__builtin_mul_overflow(offset, es, &bytes)) {
+      set_error("%s: offset %" PRId64 " times the element size %" PRId64 " overflows int64", api,
+                offset, es);
+      return nullptr;
+    }
+  }
   // Storage element count, overflow-checked.
   int64_t storage = 1;
   for (uint64_t i = 0; i < storageDimsNum; ++i) {
@@ -356,10 +425,15 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
   if (!empty) {
     for (uint64_t i = 0; i < viewDimsNum; ++i) {
       int64_t span;
-      if (__builtin_mul_overflow(viewDims[i] - 1, stride[i], &span) ||
-          __builtin_add_overflow(span > 0 ? hi : lo, span, span > 0 ? &hi : &lo)) {
+      if (__builtin_mul_overflow(viewDims[i] - 1, stride[i], &span)) {
         set_error("%s: the view extent overflows int64 (viewDims[%" PRIu64 "]=%" PRId64
                   ", stride[%" PRIu64 "]=%" PRId64 ")", api, i, viewDims[i], i, stride[i]);
+        return nullptr;
+      }
+      if (__builtin_add_overflow(span > 0 ? hi : lo, span, span > 0 ? &hi : &lo)) {
+        set_error("%s: offset %" PRId64 " plus the view extent overflows int64 (viewDims[%" PRIu64
+                  "]=%" PRId64 ", stride[%" PRIu64 "]=%" PRId64 ")",
+                  api, offset, i, viewDims[i], i, stride[i]);
         return nullptr;
       }
     }

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+
+#include <sys/stat.h>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -79,6 +81,11 @@ extern "C" {
 
 aclError aclInit(const char *configPath) {
   if (configPath != nullptr && configPath[0] != '\0') {
+    struct stat st;
+    if (stat(configPath, &st) == 0 && !S_ISREG(st.st_mode)) {
+      set_error("aclInit: config path '%s' is not a regular file", configPath);
+      return ACL_ERROR_INVALID_FILE;
+    }
     FILE *f = std::fopen(configPath, "rb");
     if (!f) {
       set_error("aclInit: cannot open config file '%s'", configPath);

@@ -157,6 +157,7 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
                                  {"padding", padding}, {"dilation", dilation}, {"out", out},
                                  {"indices", indices}})))
     return st;
+  if ((st = check_element_bound(api, {{"self", self}, {"out", out}, {"indices", indices}}))) return st;
   // 3: dtypes.
   const MaxPoolRules &rules = maxpool_rules(false);
   const aclDataType dt = self->view.dtype;
@@ -187,6 +188,10 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
                 "%s: indices dtype INT32 requires H*W <= %d, but got H*W=%" PRId64 "; use INT64",
                 api, INT32_MAX, g.h * g.w);
   if ((st = check_data(api, {{"self", self}, {"out", out}, {"indices", indices}}))) return st;
+  st = check_storage(api, {{"self", self, Role::kRead},
+                           {"out", out, Role::kWrite},
+                           {"indices", indices, Role::kWrite}});
+  if (st) return st;
   // 6: an empty batch is a no-op.
   Plan plan;
   if (g.n > 0) {
@@ -225,6 +230,9 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
                                  {"kernelSize", kernelSize}, {"stride", stride}, {"padding", padding},
                                  {"dilation", dilation}, {"gradInput", gradInput}})))
     return st;
+  st = check_element_bound(api, {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices},
+                                 {"gradInput", gradInput}});
+  if (st) return st;
   const MaxPoolRules &rules = maxpool_rules(true);
   const aclDataType dt = self->view.dtype;
   if (!is_pool_dtype(dt))
@@ -261,6 +269,11 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
     return st;
   if ((st = check_data(api, {{"gradOutput", gradOutput}, {"indices", indices}, {"gradInput", gradInput}})))
     return st;
+  st = check_storage(api, {{"gradOutput", gradOutput, Role::kRead},
+                           {"self", self, Role::kShape},
+                           {"indices", indices, Role::kRead},
+                           {"gradInput", gradInput, Role::kWrite}});
+  if (st) return st;
   Plan plan;
   if (g.n > 0) {
     MaxPoolParams p = g.params(dt, indices->view.dtype);

@@ -56,6 +56,7 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
                 api, soc_name(current_soc()));
   const Named all[] = {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}};
   if (aclnnStatus st = check_not_null(api, all)) return st;
+  if (aclnnStatus st = check_element_bound(api, {all[0], all[1], all[2], all[3]})) return st;
   const aclDataType dt = x->view.dtype;
   if (!is_roi_dtype(dt))
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: x dtype must be FLOAT or FLOAT16, but got %s", api,
@@ -104,6 +105,11 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
                 "%s: x H*W must be <= %d for INT32 argmax, but got %" PRId64, api, INT32_MAX,
                 xs.h * xs.w);
   aclnnStatus st = check_data(api, {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}});
+  if (st) return st;
+  st = check_storage(api, {{"x", x, Role::kRead},
+                           {"rois", rois, Role::kRead},
+                           {"y", y, Role::kWrite},
+                           {"argmax", argmax, Role::kWrite}});
   if (st) return st;
   Plan plan;
   if (x->view.numel() > 0 && R > 0) {
@@ -158,6 +164,7 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
   const Named all[] = {
       {"gradOutput", gradOutput}, {"gradInputRef", gradInputRef}, {"rois", rois}, {"argmax", argmax}};
   if (aclnnStatus st = check_not_null(api, all)) return st;
+  if (aclnnStatus st = check_element_bound(api, {all[0], all[1], all[2], all[3]})) return st;
   const aclDataType dt = gradOutput->view.dtype;
   if (!is_roi_dtype(dt))
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput dtype must be FLOAT or FLOAT16, but got %s",
@@ -219,7 +226,18 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
   aclnnStatus st = check_data(api, {{"gradOutput", gradOutput}, {"gradInputRef", gradInputRef},
                                     {"rois", rois}, {"argmax", argmax}});
   if (st) return st;
+  st = check_storage(api, {{"gradOutput", gradOutput, Role::kRead},
+                           {"gradInputRef", gradInputRef, Role::kWrite},
+                           {"rois", rois, Role::kRead},
+                           {"argmax", argmax, Role::kRead}});
+  if (st) return st;
   const Strided4 gx = to_nchw(gradInputRef->view, false);
+  // argmax is INT32 and the scatter compares it with H*W in 32 bits: the same rule as the
+  // forward's (an argmax can only name a pixel of a map of at most INT32_MAX pixels).
+  if (gx.h * gx.w > INT32_MAX)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: gradInputRef H*W must be <= %d for INT32 argmax, but got %" PRId64, api,
+                INT32_MAX, gx.h * gx.w);
   const bool serial = !view_is_non_overlapping(gradInputRef->view);
   Plan plan;
   if (gradOutput->view.numel() == 0) {
