@@ -24,13 +24,26 @@
 // allocates through the same operator new, so its allocations are counted too.
 static std::atomic<bool> g_count_news{false};
 static std::atomic<int64_t> g_news{0};
-void *operator new(std::size_t n) {
+static void *counted_alloc(std::size_t n) {
   if (g_count_news.load(std::memory_order_relaxed)) g_news.fetch_add(1);
-  if (void *p = std::malloc(n ? n : 1)) return p;
+  return std::malloc(n ? n : 1);
+}
+void *operator new(std::size_t n) {
+  if (void *p = counted_alloc(n)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void *p) noexcept { std::free(p); }  // NOLINT: pairs with the new above
+void *operator new[](std::size_t n) {
+  if (void *p = counted_alloc(n)) return p;
+  throw std::bad_alloc();
+}
+void *operator new(std::size_t n, const std::nothrow_t &) noexcept { return counted_alloc(n); }
+void *operator new[](std::size_t n, const std::nothrow_t &) noexcept { return counted_alloc(n); }
+void operator delete(void *p) noexcept { std::free(p); }
+void operator delete[](void *p) noexcept { std::free(p); }
 void operator delete(void *p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void *p, std::size_t) noexcept { std::free(p); }
+void operator delete(void *p, const std::nothrow_t &) noexcept { std::free(p); }
+void operator delete[](void *p, const std::nothrow_t &) noexcept { std::free(p); }
 
 using namespace pgtest;
 
