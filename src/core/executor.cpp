@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "core.h"
+#include "poolgrad/poolgrad.h"
 #include "threads.h"
 
 namespace poolgrad {
@@ -116,17 +117,16 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
   }
   std::lock_guard<std::mutex> turn(e->run_mutex);
   aclnnStatus st = ACLNN_SUCCESS;
-  const char *kernel = "none";
   try {
     if (trace_info()) {
       const auto t0 = std::chrono::steady_clock::now();
-      st = plan.run(workspace, &kernel);
+      st = plan.run(workspace);
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       std::fprintf(stderr, "poolgrad: %s %s kernel=%s threads=%d time=%.3fms status=%d\n", api,
-                   plan.trace.c_str(), kernel, plan.threads, ms, static_cast<int>(st));
+                   plan.trace.c_str(), plan.kernel.c_str(), plan.threads, ms, static_cast<int>(st));
     } else {
-      st = plan.run(workspace, &kernel);
+      st = plan.run(workspace);
     }
   } catch (const std::exception &ex) {
     st = fail(ACLNN_ERR_INNER, "%s: internal error: %s", api, ex.what());
@@ -150,6 +150,12 @@ aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor) {
                 static_cast<void *>(executor));
   it->second->repeatable = true;
   return ACLNN_SUCCESS;
+}
+
+const char *poolgradGetKernelName(const aclOpExecutor *executor) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = registry().find(token(executor));
+  return it == registry().end() ? nullptr : it->second->plan.kernel.c_str();
 }
 
 aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {

@@ -13,9 +13,10 @@
 namespace poolgrad {
 
 struct Plan {
-  // Runs the kernel on `workspace` (the bytes asked for below) and names the path it took for
-  // the trace. Empty: nothing to do (an empty batch).
-  std::function<aclnnStatus(void *workspace, const char **kernel)> run;
+  // Runs the kernel the dispatch table chose, on `workspace` (the bytes asked for below). Empty:
+  // nothing to do (an empty batch).
+  std::function<aclnnStatus(void *workspace)> run;
+  std::string kernel = "none";  // the chosen row's name (+ "(serial)"): what the trace prints
   int64_t workspace = 0;  // bytes; -1 when the size overflowed int64
   int threads = 1;    // the kernel's thread count, fixed in phase 1 (the workspace depends on it)
   std::string trace;  // the call's description, filled only when POOLGRAD_LOG=info

@@ -32,7 +32,7 @@ class Arena {
   // count elements of T, 64-byte aligned (a cache line: threads' slices never share one).
   template <class T>
   T *take(int64_t count) {
-    int64_t bytes, start, end;
+    int64_t bytes = 0, start = 0, end = 0;
     if (!checked_mul(count, static_cast<int64_t>(sizeof(T)), &bytes) ||
         !checked_add(used_, 63, &start)) {
       overflow_ = true;

@@ -1,36 +1,15 @@
 #include "simd.h"
 
-#include <cpuid.h>
 #include <immintrin.h>
 
 #include <cstdlib>
 #include <cstring>
 
-#include "core.h"
+#include "dtype.h"
 
 namespace poolgrad {
 
 namespace {
-
-bool detect() {
-#if defined(__x86_64__) || defined(__i386__)
-  // POOLGRAD_CPU_CAPABILITY=default keeps to the portable code (like PyTorch's
-  // ATEN_CPU_CAPABILITY): for comparing against it and for testing it on an AVX2 machine.
-  const char *cap = std::getenv("POOLGRAD_CPU_CAPABILITY");
-  if (cap && std::strcmp(cap, "default") == 0) return false;
-  unsigned a, b, c, d;
-  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-  const bool f16c = (c >> 29) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
-  if (!f16c || !osxsave || !avx) return false;
-  unsigned xlo, xhi;
-  __asm__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
-  if ((xlo & 6) != 6) return false;  // the OS saves the YMM state
-  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
-  return (b >> 5) & 1;  // AVX2
-#else
-  return false;
-#endif
-}
 
 template <class S, class F>
 void scalar_in(const void *src, int64_t stride, int64_t n, float *dst, F cvt) {
@@ -97,12 +76,7 @@ __attribute__((target("avx2,f16c"))) void h_out_avx2(const float *s, uint16_t *d
 
 }  // namespace
 
-bool cpu_has_avx2() {
-  static const bool has = detect();
-  return has;
-}
-
-void row_to_f32(aclDataType dtype, const void *src, int64_t stride, int64_t n, float *dst) {
+void row_to_f32(Isa isa, aclDataType dtype, const void *src, int64_t stride, int64_t n, float *dst) {
   if (n <= 0) return;
   if (dtype == ACL_FLOAT) {
     if (stride == 1)
@@ -110,24 +84,24 @@ void row_to_f32(aclDataType dtype, const void *src, int64_t stride, int64_t n, f
     else
       scalar_in<float>(src, stride, n, dst, [](float f) { return f; });
   } else if (dtype == ACL_FLOAT16) {
-    if (stride == 1 && cpu_has_avx2())
+    if (stride == 1 && isa == Isa::kAvx2)
       f16_in_avx2(static_cast<const uint16_t *>(src), n, dst);
     else
       scalar_in<uint16_t>(src, stride, n, dst, half_to_float);
   } else {
-    if (stride == 1 && cpu_has_avx2())
+    if (stride == 1 && isa == Isa::kAvx2)
       bf16_in_avx2(static_cast<const uint16_t *>(src), n, dst);
     else
       scalar_in<uint16_t>(src, stride, n, dst, bf16_to_float);
   }
 }
 
-void row_from_f32(aclDataType dtype, const float *src, void *dst, int64_t stride, int64_t n,
+void row_from_f32(Isa isa, aclDataType dtype, const float *src, void *dst, int64_t stride, int64_t n,
                   bool nontemporal) {
   if (n <= 0) return;
   if (dtype == ACL_FLOAT) {
     float *d = static_cast<float *>(dst);
-    if (stride == 1 && cpu_has_avx2()) {
+    if (stride == 1 && isa == Isa::kAvx2) {
       f32_out_avx2(src, d, n, nontemporal);
     } else {
       for (int64_t i = 0; i < n; ++i) d[i * stride] = src[i];
@@ -135,7 +109,7 @@ void row_from_f32(aclDataType dtype, const float *src, void *dst, int64_t stride
     return;
   }
   uint16_t *d = static_cast<uint16_t *>(dst);
-  if (stride == 1 && cpu_has_avx2()) {
+  if (stride == 1 && isa == Isa::kAvx2) {
     if (dtype == ACL_FLOAT16)
       h_out_avx2<1>(src, d, n, nontemporal);
     else

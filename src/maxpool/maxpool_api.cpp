@@ -8,7 +8,7 @@
 #include "../core/profile.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
-#include "maxpool_kernels.h"
+#include "maxpool_dispatch.h"
 #include "poolgrad/poolgrad.h"
 
 using namespace poolgrad;
@@ -200,10 +200,14 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
                    ix = to_nchw(indices->view, g.nhwc);
     p.serial = !view_is_non_overlapping(out->view) || !view_is_non_overlapping(indices->view);
     p.threads = p.serial ? 1 : num_threads();
+    const auto &row = maxpool_forward_kernel(p, self->view.device, x, o, ix);
+    p.isa = row.isa;
     plan.threads = p.threads;
-    plan.workspace = maxpool_forward_workspace(p, x, o, ix);
-    plan.run = [p, x, o, ix](void *workspace, const char **kernel) {
-      *kernel = maxpool_forward(p, x, o, ix, workspace);
+    plan.kernel = std::string(row.name) + (p.serial ? "(serial)" : "");
+    plan.workspace = row.kernel.workspace(p, x, o, ix);
+    const auto run = row.kernel.run;
+    plan.run = [p, x, o, ix, run](void *workspace) {
+      run(p, x, o, ix, workspace);
       return ACLNN_SUCCESS;
     };
   }
@@ -283,12 +287,16 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
     // so that the result does not depend on the thread count.
     p.serial = !view_is_non_overlapping(gradInput->view);
     p.threads = p.serial ? 1 : num_threads();
+    const auto &row = maxpool_backward_kernel(p, gradOutput->view.device, gy, ix, gx);
+    p.isa = row.isa;
     plan.threads = p.threads;
-    plan.workspace = maxpool_backward_workspace(p, gy, ix, gx);
+    plan.kernel = std::string(row.name) + (p.serial ? "(serial)" : "");
+    plan.workspace = row.kernel.workspace(p, gy, ix, gx);
     const bool nhwc = g.nhwc;
     const int rank = gradOutput->view.rank();
-    plan.run = [p, gy, ix, gx, nhwc, rank](void *workspace, const char **kernel) {
-      const BadIndex bad = maxpool_backward(p, gy, ix, gx, workspace, kernel);
+    const auto run = row.kernel.run;
+    plan.run = [p, gy, ix, gx, nhwc, rank, run](void *workspace) {
+      const BadIndex bad = run(p, gy, ix, gx, workspace);
       if (bad.plane >= 0) {
         const int64_t n = bad.plane / p.c, c = bad.plane % p.c;
         char pos[96];

@@ -21,6 +21,7 @@
 #include <new>
 
 #include "../core/simd.h"
+#include "../core/status.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -34,11 +35,22 @@ typedef float f8 __attribute__((vector_size(32)));
 typedef int32_t i8 __attribute__((vector_size(32)));
 
 #define LOADF8(dst, ptr) std::memcpy(&(dst), (ptr), sizeof(f8))
-// The vector code is compiled twice, for AVX2 and for the baseline, and picked at load time.
-#if defined(__x86_64__) && !defined(__clang__) && !defined(POOLGRAD_NO_CLONES)
-#define POOLGRAD_CLONES __attribute__((target_clones("avx2", "default")))
+// The forward's vector code (GCC vector extensions) is one body compiled twice: inlined into an
+// AVX2 wrapper and into a portable one (POOLGRAD_FOR_ISA below); the plan's ISA picks the wrapper.
+#define POOLGRAD_BODY __attribute__((always_inline)) inline
+#if defined(__x86_64__) || defined(__i386__)
+#define POOLGRAD_FOR_ISA(name, params, args)                                          \
+  __attribute__((target("avx2,f16c"))) void name##_avx2 params { name##_body args; } \
+  void name##_portable params { name##_body args; }                                  \
+  void name params {                                                                 \
+    if (p.isa == Isa::kAvx2)                                                         \
+      name##_avx2 args;                                                              \
+    else                                                                             \
+      name##_portable args;                                                          \
+  }
 #else
-#define POOLGRAD_CLONES
+#define POOLGRAD_FOR_ISA(name, params, args) \
+  void name params { name##_body args; }
 #endif
 
 // One step of the window scan for 8 lanes: the first tap initialises, later taps replace the
@@ -144,9 +156,9 @@ inline void scan_scalar(const float *plane, int64_t w, int64_t hs, int64_t m0, i
   *idx_out = bi;
 }
 
-POOLGRAD_CLONES void forward_plane_range(const MaxPoolParams &p, const Strided4 &x,
-                                         const Strided4 &out, const Strided4 &idx, int64_t pb,
-                                         int64_t pe, Arena scratch) {
+POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Strided4 &x,
+                                             const Strided4 &out, const Strided4 &idx, int64_t pb,
+                                             int64_t pe, Arena scratch) {
   const PoolAttrs &a = p.a;
   const int64_t esz = dtype_size(p.dtype);
   const int64_t pw_len = (p.w + a.sw - 1) / a.sw;  // columns per phase
@@ -170,7 +182,7 @@ POOLGRAD_CLONES void forward_plane_range(const MaxPoolParams &p, const Strided4 
     const int64_t n = pl / p.c, c = pl % p.c;
     for (int64_t h = 0; h < p.h; ++h) {
       const float *rowbuf = planef + h * p.w;
-      row_to_f32(p.dtype, elem(x, esz, n, c, h, 0), x.sw, p.w, planef + h * p.w);
+      row_to_f32(p.isa, p.dtype, elem(x, esz, n, c, h, 0), x.sw, p.w, planef + h * p.w);
       for (int64_t r = 0; r < a.sw && r < p.w; ++r) {
         float *dst = s.split + r * hstride + h * pw_len;
         for (int64_t j = r, t = 0; j < p.w; j += a.sw, ++t) dst[t] = rowbuf[j];
@@ -220,11 +232,16 @@ POOLGRAD_CLONES void forward_plane_range(const MaxPoolParams &p, const Strided4 
         ow = ow_hi;
       }
       for (; ow < p.wo; ++ow) scalar_at(ow);
-      row_from_f32(p.dtype, s.orow, elem(out, esz, n, c, oh, 0), out.sw, p.wo, false);
+      row_from_f32(p.isa, p.dtype, s.orow, elem(out, esz, n, c, oh, 0), out.sw, p.wo, false);
       for (int64_t o = 0; o < p.wo; ++o) store_index(idx, p.index_dtype, n, c, oh, o, s.irow[o]);
     }
   }
 }
+
+POOLGRAD_FOR_ISA(forward_plane_range,
+                 (const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                  const Strided4 &idx, int64_t pb, int64_t pe, Arena scratch),
+                 (p, x, out, idx, pb, pe, scratch))
 
 // ---- forward, channels-last (channel stride 1 in x, out and indices) -------------------------------
 // Items are (n, oh) output rows. The window rows are read as float rows of W*C values (converted
@@ -250,8 +267,9 @@ void fwd_cl_layout(Arena &a, const MaxPoolParams &p, bool direct, FwdClScratch *
   s->rowp = a.take<const float *>(rows);
 }
 
-POOLGRAD_CLONES void forward_cl_range(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                                      const Strided4 &idx, int64_t ib, int64_t ie, Arena scratch) {
+POOLGRAD_BODY void forward_cl_range_body(const MaxPoolParams &p, const Strided4 &x,
+                                         const Strided4 &out, const Strided4 &idx, int64_t ib,
+                                         int64_t ie, Arena scratch) {
   const PoolAttrs &a = p.a;
   const int64_t esz = dtype_size(p.dtype);
   const int64_t C = p.c;
@@ -275,7 +293,7 @@ POOLGRAD_CLONES void forward_cl_range(const MaxPoolParams &p, const Strided4 &x,
         rowp[m - m0] = reinterpret_cast<const float *>(elem(x, 4, n, 0, ih, 0));
       } else {
         float *dst = s.rows + (m - m0) * p.w * C;
-        for (int64_t iw = 0; iw < p.w; ++iw) row_to_f32(p.dtype, elem(x, esz, n, 0, ih, iw), 1, C, dst + iw * C);
+        for (int64_t iw = 0; iw < p.w; ++iw) row_to_f32(p.isa, p.dtype, elem(x, esz, n, 0, ih, iw), 1, C, dst + iw * C);
         rowp[m - m0] = dst;
       }
     }
@@ -330,7 +348,7 @@ POOLGRAD_CLONES void forward_cl_range(const MaxPoolParams &p, const Strided4 &x,
       } else {
         scalar_channels(0);
       }
-      row_from_f32(p.dtype, best, elem(out, esz, n, 0, oh, ow), 1, C, false);
+      row_from_f32(p.isa, p.dtype, best, elem(out, esz, n, 0, oh, ow), 1, C, false);
       if (p.index_dtype == ACL_INT64 && idx.sc == 1) {
         std::memcpy(elem(idx, 8, n, 0, oh, ow), bidx, static_cast<size_t>(C) * 8);
       } else {
@@ -339,6 +357,11 @@ POOLGRAD_CLONES void forward_cl_range(const MaxPoolParams &p, const Strided4 &x,
     }
   }
 }
+
+POOLGRAD_FOR_ISA(forward_cl_range,
+                 (const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                  const Strided4 &idx, int64_t ib, int64_t ie, Arena scratch),
+                 (p, x, out, idx, ib, ie, scratch))
 
 // ---- backward ---------------------------------------------------------------------------------------
 // gradOutput and indices planes that are dense row-major: one run of ho*wo values a plane.
@@ -383,12 +406,6 @@ void scatter_row(float *acc, const float *g, const char *ix, int64_t istride, in
 // caller scatters the plane instead (an index elsewhere in the plane, or a bad one).
 // Planes narrower than 16 outputs and other disjoint shapes scatter: there the per-pixel scalar
 // gather (a per-pixel owner lookup) measured 2-8x slower than the cache-resident scatter.
-bool gather_k2s2_applies(const MaxPoolParams &p) {
-  const PoolAttrs &a = p.a;
-  return a.kh == 2 && a.kw == 2 && a.sh == 2 && a.sw == 2 && a.ph == 0 && a.pw == 0 && a.dh == 1 &&
-         a.dw == 1 && p.index_dtype == ACL_INT32 && p.h > 0 && p.wo >= 16 &&
-         cpu_has_avx2();  // false off x86 and under POOLGRAD_CPU_CAPABILITY=default
-}
 
 // Columns [w0, W) of input row h, owned by output row irow / grow (null: no owner).
 inline int64_t gather_row_scalar(float *row, int64_t h, int64_t w0, int64_t W, int64_t wo,
@@ -488,8 +505,8 @@ void bwd_plane_layout(Arena &a, const MaxPoolParams &p, bool whole, float **acc,
 }
 
 void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                          const Strided4 &gx, int64_t pb, int64_t pe, bool nt, BadTracker *bt,
-                          Arena scratch) {
+                          const Strided4 &gx, int64_t pb, int64_t pe, bool nt, bool gather,
+                          BadTracker *bt, Arena scratch) {
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
   const int64_t hw = p.h * p.w;
   // gradOutput and indices planes that are dense row-major are scattered as one run of ho*wo
@@ -501,7 +518,6 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
   const bool plane_nt = nt && hw * esz >= 8192;
   float *acc, *grow;
   bwd_plane_layout(scratch, p, whole, &acc, &grow);
-  const bool gather = whole && gather_k2s2_applies(p);
   for (int64_t pl = pb; pl < pe; ++pl) {
     const int64_t n = pl / p.c, c = pl % p.c;
     if (whole) {
@@ -509,7 +525,7 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
       if (p.dtype == ACL_FLOAT)
         g = reinterpret_cast<const float *>(elem(gy, 4, n, c, 0, 0));
       else
-        row_to_f32(p.dtype, elem(gy, esz, n, c, 0, 0), 1, run, grow);
+        row_to_f32(p.isa, p.dtype, elem(gy, esz, n, c, 0, 0), 1, run, grow);
       const char *ix = elem(idx, isz, n, c, 0, 0);
       const bool gathered = gather && gather_k2s2(p, acc, g, reinterpret_cast<const int32_t *>(ix));
       if (!gathered) {
@@ -525,7 +541,7 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
     } else {
       std::memset(acc, 0, static_cast<size_t>(hw) * 4);
       for (int64_t oh = 0; oh < p.ho; ++oh) {
-        row_to_f32(p.dtype, elem(gy, esz, n, c, oh, 0), gy.sw, p.wo, grow);
+        row_to_f32(p.isa, p.dtype, elem(gy, esz, n, c, oh, 0), gy.sw, p.wo, grow);
         const char *ix = elem(idx, isz, n, c, oh, 0);
         if (p.index_dtype == ACL_INT32)
           scatter_row<int32_t>(acc, grow, ix, idx.sw, p.wo, hw, pl, oh, bt);
@@ -534,10 +550,10 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
       }
     }
     if (gx.plane_dense()) {
-      row_from_f32(p.dtype, acc, elem(gx, esz, n, c, 0, 0), 1, hw, plane_nt);
+      row_from_f32(p.isa, p.dtype, acc, elem(gx, esz, n, c, 0, 0), 1, hw, plane_nt);
     } else {
       for (int64_t h = 0; h < p.h; ++h)
-        row_from_f32(p.dtype, acc + h * p.w, elem(gx, esz, n, c, h, 0), gx.sw, p.w, plane_nt);
+        row_from_f32(p.isa, p.dtype, acc + h * p.w, elem(gx, esz, n, c, h, 0), gx.sw, p.w, plane_nt);
     }
   }
   if (plane_nt) stream_fence();
@@ -564,7 +580,7 @@ void backward_cl_range(const MaxPoolParams &p, const Strided4 &gy, const Strided
     std::memset(acc, 0, static_cast<size_t>(hw * cn) * 4);
     for (int64_t oh = 0; oh < p.ho; ++oh)
       for (int64_t ow = 0; ow < p.wo; ++ow) {
-        row_to_f32(p.dtype, elem(gy, esz, n, c0, oh, ow), 1, cn, g);
+        row_to_f32(p.isa, p.dtype, elem(gy, esz, n, c0, oh, ow), 1, cn, g);
         const char *ix = elem(idx, isz, n, c0, oh, ow);
         for (int64_t c = 0; c < cn; ++c) {
           const int64_t k = load_index(ix + c * isz, p.index_dtype);
@@ -576,17 +592,13 @@ void backward_cl_range(const MaxPoolParams &p, const Strided4 &gy, const Strided
       }
     for (int64_t h = 0; h < p.h; ++h)
       for (int64_t w = 0; w < p.w; ++w)
-        row_from_f32(p.dtype, acc + (h * p.w + w) * cn, elem(gx, esz, n, c0, h, w), 1, cn,
+        row_from_f32(p.isa, p.dtype, acc + (h * p.w + w) * cn, elem(gx, esz, n, c0, h, w), 1, cn,
                      nt && cn == p.c);
   }
   if (nt) stream_fence();
 }
 
 bool channels_last(const Strided4 &t) { return t.c > 1 && t.sc == 1; }
-
-bool fwd_channels_last(const Strided4 &x, const Strided4 &out, const Strided4 &idx) {
-  return channels_last(x) && channels_last(out) && channels_last(idx);
-}
 
 // Channels-last backward: enough (n, block) items for every thread; blocks of at least 16
 // channels.
@@ -626,23 +638,9 @@ int64_t run_parts(const MaxPoolParams &p, int64_t items, void *workspace, Layout
   return count.used();
 }
 
-// Forward: counts (workspace null) or runs; names the path.
-int64_t forward_impl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                     const Strided4 &idx, void *workspace, const char **kernel) {
-  const bool serial = p.serial;
-  if (fwd_channels_last(x, out, idx)) {
-    const bool direct = fwd_cl_direct(p, x);
-    if (kernel) *kernel = serial ? "forward-channels-last(serial)" : "forward-channels-last";
-    return run_parts(
-        p, p.n * p.ho, workspace,
-        [&](Arena &a) {
-          FwdClScratch s;
-          fwd_cl_layout(a, p, direct, &s);
-        },
-        [&](int64_t b, int64_t e, Arena a, BadTracker *) { forward_cl_range(p, x, out, idx, b, e, a); },
-        nullptr);
-  }
-  if (kernel) *kernel = serial ? "forward-planes(serial)" : "forward-planes";
+// Each path below counts (workspace null: returns the bytes, runs nothing) or runs.
+int64_t fwd_planes(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                   const Strided4 &idx, void *workspace) {
   return run_parts(
       p, p.n * p.c, workspace,
       [&](Arena &a) {
@@ -653,32 +651,23 @@ int64_t forward_impl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &
       nullptr);
 }
 
-// Backward: counts (workspace null) or runs; names the path and reports the first bad index.
-int64_t backward_impl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                      const Strided4 &gx, void *workspace, const char **kernel, BadIndex *bad) {
-  const bool serial = p.serial;
-  const bool nt = !serial;  // streaming stores only where gradInput has no aliasing
-  if (channels_last(gy) && channels_last(idx) && channels_last(gx)) {
-    const int64_t cb = bwd_cl_block(p), items = p.n * ((p.c + cb - 1) / cb);
-    if (kernel) *kernel = serial ? "backward-channels-last(serial)" : "backward-channels-last";
-    return run_parts(
-        p, items, workspace,
-        [&](Arena &a) {
-          float *acc, *g;
-          bwd_cl_layout(a, p, cb, &acc, &g);
-        },
-        [&](int64_t b, int64_t e, Arena a, BadTracker *bt) {
-          backward_cl_range(p, gy, idx, gx, cb, b, e, nt, bt, a);
-        },
-        bad);
-  }
+int64_t fwd_cl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+               const Strided4 &idx, void *workspace) {
+  const bool direct = fwd_cl_direct(p, x);
+  return run_parts(
+      p, p.n * p.ho, workspace,
+      [&](Arena &a) {
+        FwdClScratch s;
+        fwd_cl_layout(a, p, direct, &s);
+      },
+      [&](int64_t b, int64_t e, Arena a, BadTracker *) { forward_cl_range(p, x, out, idx, b, e, a); },
+      nullptr);
+}
+
+int64_t bwd_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                   const Strided4 &gx, void *workspace, bool gather, BadIndex *bad) {
   const bool whole = whole_planes(p, gy, idx);
-  if (kernel) {
-    if (whole && gather_k2s2_applies(p))
-      *kernel = serial ? "backward-planes-gather(serial)" : "backward-planes-gather";
-    else
-      *kernel = serial ? "backward-planes(serial)" : "backward-planes";
-  }
+  const bool nt = !p.serial;  // streaming stores only where gradInput has no aliasing
   return run_parts(
       p, p.n * p.c, workspace,
       [&](Arena &a) {
@@ -686,36 +675,82 @@ int64_t backward_impl(const MaxPoolParams &p, const Strided4 &gy, const Strided4
         bwd_plane_layout(a, p, whole, &acc, &grow);
       },
       [&](int64_t b, int64_t e, Arena a, BadTracker *bt) {
-        backward_plane_range(p, gy, idx, gx, b, e, nt, bt, a);
+        backward_plane_range(p, gy, idx, gx, b, e, nt, gather, bt, a);
+      },
+      bad);
+}
+
+int64_t bwd_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+               const Strided4 &gx, void *workspace, BadIndex *bad) {
+  const int64_t cb = bwd_cl_block(p), items = p.n * ((p.c + cb - 1) / cb);
+  const bool nt = !p.serial;
+  return run_parts(
+      p, items, workspace,
+      [&](Arena &a) {
+        float *acc, *g;
+        bwd_cl_layout(a, p, cb, &acc, &g);
+      },
+      [&](int64_t b, int64_t e, Arena a, BadTracker *bt) {
+        backward_cl_range(p, gy, idx, gx, cb, b, e, nt, bt, a);
       },
       bad);
 }
 
 }  // namespace
 
-int64_t maxpool_forward_workspace(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                                  const Strided4 &indices) {
-  return forward_impl(p, x, out, indices, nullptr, nullptr);
+int64_t maxpool_forward_planes_workspace(const MaxPoolParams &p, const Strided4 &x,
+                                         const Strided4 &out, const Strided4 &idx) {
+  return fwd_planes(p, x, out, idx, nullptr);
+}
+void maxpool_forward_planes(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                            const Strided4 &idx, void *workspace) {
+  fwd_planes(p, x, out, idx, workspace);
+}
+int64_t maxpool_forward_cl_workspace(const MaxPoolParams &p, const Strided4 &x,
+                                     const Strided4 &out, const Strided4 &idx) {
+  return fwd_cl(p, x, out, idx, nullptr);
+}
+void maxpool_forward_cl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                        const Strided4 &idx, void *workspace) {
+  fwd_cl(p, x, out, idx, workspace);
 }
 
-const char *maxpool_forward(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                            const Strided4 &indices, void *workspace) {
-  const char *kernel = "none";
-  forward_impl(p, x, out, indices, workspace, &kernel);
-  return kernel;
+int64_t maxpool_backward_planes_workspace(const MaxPoolParams &p, const Strided4 &gy,
+                                          const Strided4 &idx, const Strided4 &gx) {
+  return bwd_planes(p, gy, idx, gx, nullptr, false, nullptr);
 }
-
-int64_t maxpool_backward_workspace(const MaxPoolParams &p, const Strided4 &grad_out,
-                                   const Strided4 &indices, const Strided4 &grad_in) {
-  return backward_impl(p, grad_out, indices, grad_in, nullptr, nullptr, nullptr);
-}
-
-BadIndex maxpool_backward(const MaxPoolParams &p, const Strided4 &grad_out,
-                          const Strided4 &indices, const Strided4 &grad_in, void *workspace,
-                          const char **kernel) {
+BadIndex maxpool_backward_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                                 const Strided4 &gx, void *workspace) {
   BadIndex bad;
-  backward_impl(p, grad_out, indices, grad_in, workspace, kernel, &bad);
+  bwd_planes(p, gy, idx, gx, workspace, false, &bad);
   return bad;
+}
+BadIndex maxpool_backward_gather(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                                 const Strided4 &gx, void *workspace) {
+  BadIndex bad;
+  bwd_planes(p, gy, idx, gx, workspace, true, &bad);
+  return bad;
+}
+int64_t maxpool_backward_cl_workspace(const MaxPoolParams &p, const Strided4 &gy,
+                                      const Strided4 &idx, const Strided4 &gx) {
+  return bwd_cl(p, gy, idx, gx, nullptr, nullptr);
+}
+BadIndex maxpool_backward_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                             const Strided4 &gx, void *workspace) {
+  BadIndex bad;
+  bwd_cl(p, gy, idx, gx, workspace, &bad);
+  return bad;
+}
+
+bool maxpool_channels_last(const Strided4 &a, const Strided4 &b, const Strided4 &c) {
+  return channels_last(a) && channels_last(b) && channels_last(c);
+}
+
+bool maxpool_gather_applies(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx) {
+  const PoolAttrs &a = p.a;
+  return a.kh == 2 && a.kw == 2 && a.sh == 2 && a.sw == 2 && a.ph == 0 && a.pw == 0 && a.dh == 1 &&
+         a.dw == 1 && p.index_dtype == ACL_INT32 && p.h > 0 && p.wo >= 16 &&
+         whole_planes(p, gy, idx);
 }
 
 }  // namespace poolgrad

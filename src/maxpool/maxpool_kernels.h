@@ -4,7 +4,11 @@
 
 #include <cstdint>
 
-#include "../core/core.h"
+#include "../core/dtype.h"
+#include "../core/isa.h"
+#include "../core/scratch.h"
+#include "../core/threads.h"
+#include "../core/view.h"
 #include "maxpool_shape.h"
 
 namespace poolgrad {
@@ -15,7 +19,8 @@ struct MaxPoolParams {
   aclDataType dtype = ACL_FLOAT;
   aclDataType index_dtype = ACL_INT64;
   int threads = 1;      // fixed in phase 1: the workspace holds one scratch slice per thread
-  bool serial = false;  // an output may alias itself: one thread, in plane order
+  bool serial = false;
+  Isa isa = Isa::kPortable;  // chosen in phase 1 by the dispatch table  // an output may alias itself: one thread, in plane order
 };
 
 // First bad index found, in (n, c, oh, ow) order; plane < 0 when every index was valid.
@@ -23,20 +28,35 @@ struct BadIndex {
   int64_t plane = -1, oh = 0, ow = 0, value = 0;
 };
 
-// Workspace bytes of the forward / backward for these parameters and views (-1: the size
-// overflows int64). Phase 2 must pass at least that many bytes.
-int64_t maxpool_forward_workspace(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                                  const Strided4 &indices);
-int64_t maxpool_backward_workspace(const MaxPoolParams &p, const Strided4 &grad_out,
-                                   const Strided4 &indices, const Strided4 &grad_in);
+// The kernels, one per path; each has its workspace function (bytes for these parameters and
+// views, -1 when the size overflows int64). The dispatch table (maxpool_dispatch.cpp) pairs them
+// with their keys and names; p.isa is the row's ISA.
+int64_t maxpool_forward_planes_workspace(const MaxPoolParams &p, const Strided4 &x,
+                                         const Strided4 &out, const Strided4 &idx);
+void maxpool_forward_planes(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                            const Strided4 &idx, void *workspace);
+int64_t maxpool_forward_cl_workspace(const MaxPoolParams &p, const Strided4 &x,
+                                     const Strided4 &out, const Strided4 &idx);
+void maxpool_forward_cl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                        const Strided4 &idx, void *workspace);
 
-// Returns the name of the kernel path taken (for the trace).
-const char *maxpool_forward(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                            const Strided4 &indices, void *workspace);
+// The backwards return the first bad index (every other gradient is still summed and written).
+int64_t maxpool_backward_planes_workspace(const MaxPoolParams &p, const Strided4 &gy,
+                                          const Strided4 &idx, const Strided4 &gx);
+BadIndex maxpool_backward_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                                 const Strided4 &gx, void *workspace);
+// The write-only gather for 2x2 windows at stride 2 (same workspace as the planes path).
+BadIndex maxpool_backward_gather(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                                 const Strided4 &gx, void *workspace);
+int64_t maxpool_backward_cl_workspace(const MaxPoolParams &p, const Strided4 &gy,
+                                      const Strided4 &idx, const Strided4 &gx);
+BadIndex maxpool_backward_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                             const Strided4 &gx, void *workspace);
 
-// Returns the first bad index (every other gradient is still summed and written).
-BadIndex maxpool_backward(const MaxPoolParams &p, const Strided4 &grad_out,
-                          const Strided4 &indices, const Strided4 &grad_in, void *workspace,
-                          const char **kernel);
+// Layout tests the dispatch uses: all three views channels-last (channel stride 1), and the
+// gather's conditions (2x2 windows, stride 2, no padding or dilation, INT32 indices, planes of
+// 16+ output columns with dense gradOutput and indices).
+bool maxpool_channels_last(const Strided4 &a, const Strided4 &b, const Strided4 &c);
+bool maxpool_gather_applies(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx);
 
 }  // namespace poolgrad

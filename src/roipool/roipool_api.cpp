@@ -7,7 +7,7 @@
 #include "../core/profile.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
 #include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
-#include "roipool_kernels.h"
+#include "roipool_dispatch.h"
 
 using namespace poolgrad;
 
@@ -126,15 +126,16 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
     p.dtype = dt;
     p.serial = !view_is_non_overlapping(y->view) || !view_is_non_overlapping(argmax->view);
     p.threads = p.serial ? 1 : num_threads();
+    const auto &row = roi_forward_kernel(p, x->view.device);
+    p.isa = row.isa;
     plan.threads = p.threads;
-    plan.workspace = roi_forward_workspace(p, xs);
+    plan.kernel = std::string(row.name) + (p.serial ? "(serial)" : "");
+    plan.workspace = row.kernel.workspace(p, xs);
     const Strided2 rs = to2(rois->view);
     const Strided4 ys = to_nchw(y->view, false), as = to_nchw(argmax->view, false);
-    plan.run = [p, xs, rs, ys, as](void *workspace, const char **kernel) {
-      *kernel = roi_forward_wide(p) ? "roi-forward-channel-blocks/avx2"
-                                    : (p.serial ? "roi-forward-channel-major(serial)"
-                                                : "roi-forward-channel-major");
-      const RoiDataError e = roipool_forward(p, xs, rs, ys, as, workspace);
+    const auto run = row.kernel.run;
+    plan.run = [p, xs, rs, ys, as, run](void *workspace) {
+      const RoiDataError e = run(p, xs, rs, ys, as, workspace);
       return e.kind ? data_error(kFwd, e, p.h * p.w, p.n) : ACLNN_SUCCESS;
     };
   }
@@ -242,12 +243,13 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
   Plan plan;
   if (gradOutput->view.numel() == 0) {
     // The gradient of an empty sum: zeros (CANN leaves gradInputRef untouched).
-    if (gradInputRef->view.numel() > 0)
-      plan.run = [gx, dt](void *, const char **kernel) {
+    if (gradInputRef->view.numel() > 0) {
+      plan.kernel = "zero-fill";
+      plan.run = [gx, dt](void *) {
         zero_fill(gx, dt);
-        *kernel = "zero-fill";
         return ACLNN_SUCCESS;
       };
+    }
   } else {
     RoiParams p;
     p.n = gx.n;
@@ -260,13 +262,16 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
     p.dtype = dt;
     p.serial = serial;
     p.threads = serial ? 1 : num_threads();
-    plan.threads = p.threads;
-    plan.workspace = roi_backward_workspace(p);
     const Strided2 rs = to2(rois->view);
     const Strided4 gy = to_nchw(gradOutput->view, false), as = to_nchw(argmax->view, false);
-    plan.run = [p, gy, rs, as, gx](void *workspace, const char **kernel) {
-      *kernel = roi_backward_kernel(p, gy, as);
-      const RoiDataError e = roipool_backward(p, gy, rs, as, gx, workspace);
+    const auto &row = roi_backward_kernel(p, gradOutput->view.device, gy, as);
+    p.isa = row.isa;
+    plan.threads = p.threads;
+    plan.kernel = std::string(row.name) + (p.serial ? "(serial)" : "");
+    plan.workspace = row.kernel.workspace(p, gy, as);
+    const auto run = row.kernel.run;
+    plan.run = [p, gy, rs, as, gx, run](void *workspace) {
+      const RoiDataError e = run(p, gy, rs, as, gx, workspace);
       return e.kind ? data_error(kBwd, e, p.h * p.w, p.n) : ACLNN_SUCCESS;
     };
   }

@@ -21,6 +21,7 @@
 #include <new>
 
 #include "../core/simd.h"
+#include "../core/status.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -197,7 +198,7 @@ void forward_items(const RoiParams &p, const Strided4 &x, const RoiGeom *geo, co
       float *dst = planes + g.batch * p.h * p.w;
       if (!have[g.batch]) {
         for (int64_t h = 0; h < p.h; ++h)
-          row_to_f32(p.dtype, elem(x, esz, g.batch, c, h, 0), x.sw, p.w, dst + h * p.w);
+          row_to_f32(p.isa, p.dtype, elem(x, esz, g.batch, c, h, 0), x.sw, p.w, dst + h * p.w);
         have[g.batch] = 1;
       }
       plane = dst;
@@ -225,7 +226,7 @@ void forward_items(const RoiParams &p, const Strided4 &x, const RoiGeom *geo, co
         yrow[j] = best;
         arow[j * am.sw] = static_cast<int32_t>(bi);
       }
-      row_from_f32(p.dtype, yrow, elem(y, esz, r, c, i, 0), y.sw, p.pw, false);
+      row_from_f32(p.isa, p.dtype, yrow, elem(y, esz, r, c, i, 0), y.sw, p.pw, false);
     }
   }
 }
@@ -300,7 +301,7 @@ __attribute__((target("avx2"))) void gather_block(const RoiParams &p, const Stri
   if (cn < kFwdLanes) std::memset(hwc, 0, static_cast<size_t>(hw * kFwdLanes) * 4);
   for (int64_t l = 0; l < cn; ++l)
     for (int64_t h = 0; h < p.h; ++h) {
-      row_to_f32(p.dtype, elem(x, esz, b, c0 + l, h, 0), x.sw, p.w, row);
+      row_to_f32(p.isa, p.dtype, elem(x, esz, b, c0 + l, h, 0), x.sw, p.w, row);
       float *d = hwc + h * p.w * kFwdLanes + l;
       for (int64_t w = 0; w < p.w; ++w) d[w * kFwdLanes] = row[w];
     }
@@ -400,16 +401,16 @@ __attribute__((target("avx2"))) void forward_blocks(const RoiParams &p, const St
       lanes_to_runs(yb, bins, cn, yt);
       lanes_to_runs(reinterpret_cast<const float *>(ab), bins, cn, reinterpret_cast<float *>(at));
       if (dense) {
-        row_from_f32(p.dtype, yt, elem(y, esz, r, c0, 0, 0), 1, cn * bins, nt);
+        row_from_f32(p.isa, p.dtype, yt, elem(y, esz, r, c0, 0, 0), 1, cn * bins, nt);
         // argmax bits pass through float32 loads and stores unchanged (no arithmetic).
-        row_from_f32(ACL_FLOAT, reinterpret_cast<const float *>(at), elem(am, 4, r, c0, 0, 0), 1,
+        row_from_f32(p.isa, ACL_FLOAT, reinterpret_cast<const float *>(at), elem(am, 4, r, c0, 0, 0), 1,
                      cn * bins, nt);
         continue;
       }
       for (int64_t l = 0; l < cn; ++l)
         for (int64_t i = 0; i < p.ph; ++i) {
           const int64_t o = l * bins + i * p.pw;
-          row_from_f32(p.dtype, yt + o, elem(y, esz, r, c0 + l, i, 0), y.sw, p.pw, false);
+          row_from_f32(p.isa, p.dtype, yt + o, elem(y, esz, r, c0 + l, i, 0), y.sw, p.pw, false);
           int32_t *arow = reinterpret_cast<int32_t *>(elem(am, 4, r, c0 + l, i, 0));
           for (int64_t j = 0; j < p.pw; ++j) arow[j * am.sw] = at[o + j];
         }
@@ -524,7 +525,7 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order
   float *acc, *g;
   bwd_layout(scratch, p, cb, &acc, &g);
   const bool flat = bwd_flat(p, gy, am);
-  const bool wide = roi_backward_wide();
+  const bool wide = p.isa == Isa::kAvx2;
   (void)wide;  // only read on x86
   // Runs of 512 bytes or more (a 14x14 grid) are prefetched into L2 (prefetcht1), shorter ones into
   // L1 (prefetcht0). Measured at 2 threads, L2 against L1: mask-14 (784-byte runs) 6% faster,
@@ -556,7 +557,7 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order
   // converted into buf.
   auto grad_run = [&](int64_t r, int64_t c, float *buf) -> const float * {
     if (p.dtype == ACL_FLOAT) return reinterpret_cast<const float *>(elem(gy, 4, r, c, 0, 0));
-    row_to_f32(p.dtype, elem(gy, esz, r, c, 0, 0), 1, bins, buf);
+    row_to_f32(p.isa, p.dtype, elem(gy, esz, r, c, 0, 0), 1, bins, buf);
     return buf;
   };
   // One (roi, channel) run of the flat layout: plane[argmax] += grad, in bin order.
@@ -632,7 +633,7 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order
           continue;
         }
         for (int64_t i = 0; i < p.ph; ++i) {
-          row_to_f32(p.dtype, elem(gy, esz, r, c, i, 0), gy.sw, p.pw, g);
+          row_to_f32(p.isa, p.dtype, elem(gy, esz, r, c, i, 0), gy.sw, p.pw, g);
           const int32_t *arow = reinterpret_cast<const int32_t *>(elem(am, 4, r, c, i, 0));
           for (int64_t j = 0; j < p.pw; ++j) {
             const int64_t a = arow[j * am.sw];
@@ -647,10 +648,10 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order
     for (int64_t c = c0; c < c0 + cn && hw > 0; ++c) {  // hw == 0: gradInputRef has no elements
       const float *plane = acc + (c - c0) * ps;
       if (gx.plane_dense()) {
-        row_from_f32(p.dtype, plane, elem(gx, esz, b, c, 0, 0), 1, hw, nt);
+        row_from_f32(p.isa, p.dtype, plane, elem(gx, esz, b, c, 0, 0), 1, hw, nt);
       } else {
         for (int64_t h = 0; h < p.h; ++h)
-          row_from_f32(p.dtype, plane + h * p.w, elem(gx, esz, b, c, h, 0), gx.sw, p.w, nt);
+          row_from_f32(p.isa, p.dtype, plane + h * p.w, elem(gx, esz, b, c, h, 0), gx.sw, p.w, nt);
       }
     }
   }
@@ -659,23 +660,14 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order
 
 }  // namespace
 
-bool roi_backward_wide() {
-#ifdef POOLGRAD_X86
-  return cpu_has_avx2();
-#else
-  return false;
-#endif
-}
-
-bool roi_forward_wide(const RoiParams &p) {
-#ifdef POOLGRAD_X86
+bool roi_forward_blocks_apply(const RoiParams &p) {
   // Overlapping outputs keep the channel-major order of writes (serial path); maps of more than
   // 2^20 pixels keep it too, so that the pixel-major scratch stays within 64 MB a thread.
-  return !p.serial && cpu_has_avx2() && p.h * p.w <= (int64_t(1) << 20);
-#else
-  (void)p;
-  return false;
-#endif
+  return !p.serial && p.h * p.w <= (int64_t(1) << 20);
+}
+
+bool roi_backward_flat(const RoiParams &p, const Strided4 &gy, const Strided4 &am) {
+  return bwd_flat(p, gy, am);
 }
 
 namespace {
@@ -692,11 +684,11 @@ struct FwdWork {
   Arena::Slices slices;
 };
 
-void fwd_layout(Arena &a, const RoiParams &p, const Strided4 &x, FwdWork *w) {
+void fwd_layout(Arena &a, const RoiParams &p, const Strided4 &x, bool blocks, FwdWork *w) {
   roi_table_layout(a, p, &w->rois);
   geometry_layout(a, p, &w->geo, &w->edges);
   buckets_layout(a, p, &w->bk);
-  if (roi_forward_wide(p)) {
+  if (blocks) {
     const int64_t nblk = (p.c + kFwdLanes - 1) / kFwdLanes;
     w->pairs = p.n * nblk;
     // Enough items for every thread: a pair's ROIs are cut into runs when pairs are few.
@@ -719,26 +711,25 @@ void fwd_layout(Arena &a, const RoiParams &p, const Strided4 &x, FwdWork *w) {
   }
 }
 
-}  // namespace
-
-int64_t roi_forward_workspace(const RoiParams &p, const Strided4 &x) {
+int64_t fwd_workspace(const RoiParams &p, const Strided4 &x, bool blocks) {
   Arena a;
   FwdWork w;
-  fwd_layout(a, p, x, &w);
+  fwd_layout(a, p, x, blocks, &w);
   return a.used();
 }
 
-RoiDataError roipool_forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
-                             const Strided4 &y, const Strided4 &argmax, void *workspace) {
-  Arena a(workspace, roi_forward_workspace(p, x));
+// The forward, with the sixteen-channel blocks (AVX2) or channel-major.
+RoiDataError forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
+                     const Strided4 &y, const Strided4 &argmax, void *workspace, bool blocks) {
+  Arena a(workspace, fwd_workspace(p, x, blocks));
   FwdWork w;
-  fwd_layout(a, p, x, &w);
+  fwd_layout(a, p, x, blocks, &w);
   const RoiDataError e = read_rois(p, rois, &w.rois);
   if (e.kind) return e;
   for (int64_t r = 0; r < p.r; ++r) geometry(p, w.rois, r, w.edges + r * 2 * (p.ph + p.pw), &w.geo[r]);
   const RoiGeom *const geo = w.geo;
 #ifdef POOLGRAD_X86
-  if (roi_forward_wide(p)) {
+  if (blocks) {
     Buckets &bk = w.bk;
     bucket_by_batch(p, w.rois, &bk);
     const int64_t chunks = w.chunks, pairs = w.pairs;
@@ -781,6 +772,23 @@ RoiDataError roipool_forward(const RoiParams &p, const Strided4 &x, const Stride
   return e;
 }
 
+}  // namespace
+
+int64_t roi_forward_blocks_workspace(const RoiParams &p, const Strided4 &x) {
+  return fwd_workspace(p, x, true);
+}
+RoiDataError roi_forward_blocks(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
+                                const Strided4 &y, const Strided4 &argmax, void *workspace) {
+  return forward(p, x, rois, y, argmax, workspace, true);
+}
+int64_t roi_forward_channel_major_workspace(const RoiParams &p, const Strided4 &x) {
+  return fwd_workspace(p, x, false);
+}
+RoiDataError roi_forward_channel_major(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
+                                       const Strided4 &y, const Strided4 &argmax, void *workspace) {
+  return forward(p, x, rois, y, argmax, workspace, false);
+}
+
 namespace {
 
 // The backward's workspace: the ROI table, the buckets, the cost split and the parts' first
@@ -818,24 +826,17 @@ void bwd_work_layout(Arena &a, const RoiParams &p, BwdWork *w) {
 
 }  // namespace
 
-int64_t roi_backward_workspace(const RoiParams &p) {
+int64_t roi_backward_workspace(const RoiParams &p, const Strided4 &, const Strided4 &) {
   Arena a;
   BwdWork w;
   bwd_work_layout(a, p, &w);
   return a.used();
 }
 
-const char *roi_backward_kernel(const RoiParams &p, const Strided4 &grad_out, const Strided4 &argmax) {
-  const bool flat = bwd_flat(p, grad_out, argmax);
-  if (!flat) return p.serial ? "roi-backward-strided(serial)" : "roi-backward-strided";
-  if (roi_backward_wide())
-    return p.serial ? "roi-backward-batch-channel-blocks/avx2(serial)" : "roi-backward-batch-channel-blocks/avx2";
-  return p.serial ? "roi-backward-batch-channel-blocks(serial)" : "roi-backward-batch-channel-blocks";
-}
 
 RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
                               const Strided4 &argmax, const Strided4 &grad_in, void *workspace) {
-  Arena a(workspace, roi_backward_workspace(p));
+  Arena a(workspace, roi_backward_workspace(p, grad_out, argmax));
   BwdWork w;
   bwd_work_layout(a, p, &w);
   RoiDataError first = read_rois(p, rois, &w.rois);

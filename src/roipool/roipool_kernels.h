@@ -3,7 +3,11 @@
 
 #include <cstdint>
 
-#include "../core/core.h"
+#include "../core/dtype.h"
+#include "../core/isa.h"
+#include "../core/scratch.h"
+#include "../core/threads.h"
+#include "../core/view.h"
 
 namespace poolgrad {
 
@@ -13,7 +17,8 @@ struct RoiParams {
   float scale_h = 1.0f, scale_w = 1.0f;
   aclDataType dtype = ACL_FLOAT;
   int threads = 1;      // fixed in phase 1: the workspace holds one scratch slice per thread
-  bool serial = false;  // an output may alias itself: one thread, in a fixed order
+  bool serial = false;
+  Isa isa = Isa::kPortable;  // chosen in phase 1 by the dispatch table  // an output may alias itself: one thread, in a fixed order
 };
 
 struct Strided2 {
@@ -29,27 +34,28 @@ struct RoiDataError {
   double value = 0;
 };
 
-// Workspace bytes of the forward / backward (-1: the size overflows int64).
-int64_t roi_forward_workspace(const RoiParams &p, const Strided4 &x);
-int64_t roi_backward_workspace(const RoiParams &p);
-
-// Both read rois once into the workspace and check the batch indices first (an error of kind 1
+// The kernels, each with its workspace function (-1: the size overflows int64). The dispatch
+// table (roipool_dispatch.cpp) pairs them with their keys and names; p.isa is the row's ISA.
+// Each reads rois once into the workspace and checks the batch indices first (an error of kind 1
 // writes nothing).
-RoiDataError roipool_forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
-                             const Strided4 &y, const Strided4 &argmax, void *workspace);
-// Overwrites grad_in with the scatter-sum; returns the first bad argmax.
+//
+// Forward, sixteen-channel blocks (AVX2 code; maps of at most 2^20 pixels, outputs that do not
+// overlap themselves) and channel-major (any ISA, any views).
+int64_t roi_forward_blocks_workspace(const RoiParams &p, const Strided4 &x);
+RoiDataError roi_forward_blocks(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
+                                const Strided4 &y, const Strided4 &argmax, void *workspace);
+int64_t roi_forward_channel_major_workspace(const RoiParams &p, const Strided4 &x);
+RoiDataError roi_forward_channel_major(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
+                                       const Strided4 &y, const Strided4 &argmax, void *workspace);
+bool roi_forward_blocks_apply(const RoiParams &p);
+
+// Backward: overwrites grad_in with the scatter-sum; returns the first bad argmax. Flat runs of
+// bins (gradOutput and argmax grids contiguous) take the eight-bin AVX2 runs when p.isa is kAvx2,
+// the four-channel loop otherwise; other views the strided loop.
+int64_t roi_backward_workspace(const RoiParams &p, const Strided4 &grad_out, const Strided4 &argmax);
 RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
                               const Strided4 &argmax, const Strided4 &grad_in, void *workspace);
-
-// Whether the backward scatters with the AVX2 runs (x86 with AVX2, unless
-// POOLGRAD_CPU_CAPABILITY=default); otherwise the portable four-channel loop.
-bool roi_backward_wide();
-// The name of the backward path these views take (the trace).
-const char *roi_backward_kernel(const RoiParams &p, const Strided4 &grad_out, const Strided4 &argmax);
-
-// Whether the forward takes the sixteen-channel AVX2 blocks (x86 with AVX2, unless
-// POOLGRAD_CPU_CAPABILITY=default; not for overlapping outputs); otherwise channel-major scalar.
-bool roi_forward_wide(const RoiParams &p);
+bool roi_backward_flat(const RoiParams &p, const Strided4 &grad_out, const Strided4 &argmax);
 
 // Zero-fills a (possibly strided) tensor seen as (n, c, h, w).
 void zero_fill(const Strided4 &t, aclDataType dtype);

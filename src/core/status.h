@@ -1,0 +1,23 @@
+// Status messages: the calling thread's last error text (aclGetRecentErrMsg) and the trace
+// (POOLGRAD_LOG=info|error; off by default).
+#pragma once
+
+#include <string>
+
+#include "aclnn/aclnn_base.h"
+
+namespace poolgrad {
+
+// Records the calling thread's latest error text (printf-style) for aclGetRecentErrMsg.
+void set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// Records a message and returns status, so that checks read `return fail(ACLNN_ERR_..., ...)`.
+aclnnStatus fail(aclnnStatus status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// Returns and clears the calling thread's latest error text.
+std::string take_error();
+std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+enum class LogLevel { kOff = 0, kError = 1, kInfo = 2 };
+LogLevel log_level();  // read once from the environment
+inline bool trace_info() { return log_level() == LogLevel::kInfo; }
+
+}  // namespace poolgrad

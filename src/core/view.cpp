@@ -1,0 +1,60 @@
+// Tensor views as the kernels see them: (N, C, H, W) with element strides.
+#include "view.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "dtype.h"
+
+namespace poolgrad {
+
+int64_t View::numel() const {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;  // dims were checked at creation: the product fits int64
+  return n;
+}
+
+Strided4 to_nchw(const View &v, bool nhwc) {
+  Strided4 t;
+  t.base = static_cast<char *>(v.data) + (v.data ? v.offset * dtype_size(v.dtype) : 0);
+  const int r = v.rank();
+  const int off = r == 4 ? 1 : 0;  // position of the first non-batch dim
+  if (r == 4) {
+    t.n = v.dims[0];
+    t.sn = v.strides[0];
+  }
+  int ic = nhwc ? off + 2 : off, ih = nhwc ? off : off + 1, iw = nhwc ? off + 1 : off + 2;
+  t.c = v.dims[ic];
+  t.sc = v.strides[ic];
+  t.h = v.dims[ih];
+  t.sh = v.strides[ih];
+  t.w = v.dims[iw];
+  t.sw = v.strides[iw];
+  return t;
+}
+
+std::string dims_str(const std::vector<int64_t> &d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(d[i]);
+  }
+  return s + "]";
+}
+
+bool view_is_non_overlapping(const View &v) {
+  std::vector<std::pair<int64_t, int64_t>> ds;  // (|stride|, size)
+  for (size_t i = 0; i < v.dims.size(); ++i) {
+    if (v.dims[i] == 0) return true;
+    if (v.dims[i] > 1) ds.emplace_back(v.strides[i] < 0 ? -v.strides[i] : v.strides[i], v.dims[i]);
+  }
+  std::sort(ds.begin(), ds.end());
+  int64_t extent = 0;  // max offset reachable by the dims seen so far
+  for (auto &p : ds) {
+    if (p.first <= extent) return false;
+    extent += p.first * (p.second - 1);
+  }
+  return true;
+}
+
+}  // namespace poolgrad
