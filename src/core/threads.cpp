@@ -12,7 +12,9 @@
 #include <sched.h>
 
 #include <atomic>
+#include <algorithm>
 #include <condition_variable>
+#include <deque>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
@@ -42,82 +44,119 @@ int default_threads() {
 
 std::atomic<int> g_threads{0};
 
+// The cores this process may run on.
+int cores() {
+  static const int n = [] {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 1) return CPU_COUNT(&set);
+    const int h = static_cast<int>(std::thread::hardware_concurrency());
+    return h >= 1 ? h : 1;
+  }();
+  return n;
+}
+
 struct Job {
   int64_t n = 0;
   int parts = 0;
   const PartFn *fn = nullptr;
-  std::atomic<int> next{0};     // next part to claim
-  std::atomic<int> done{0};     // parts finished
-  std::exception_ptr error;     // the first exception a part threw (under Pool::m)
+  std::exception_ptr error;  // the first exception a part threw (under Pool::m_)
 };
 
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Part t of a job always runs on the same thread: the caller runs part 0, worker k part k + 1
+// (and the caller any part beyond the workers that started). A fixed assignment, not a shared
+// counter: with a counter the caller, already awake, would take the parts of a worker still
+// waking up and run a two-part job alone.
 class Pool {
  public:
-  // Runs the job's parts with up to want - 1 workers besides the caller.
-  void run(Job &job, int want) {
-    grow(want - 1);
+  void run(Job &job) {
+    const int active = std::min(grow(job.parts - 1), job.parts - 1);
+    // Spinning pays only while every thread has a core; oversubscribed, a spinning thread takes
+    // the core the thread it waits for needs.
+    spin_.store(active + 1 <= cores() ? kSpin : 0, std::memory_order_relaxed);
+    pending_.store(active);
     {
       std::lock_guard<std::mutex> lock(m_);
       job_ = &job;
       ++generation_;
+      for (int k = 0; k < active; ++k) slots_[k].go.store(generation_, std::memory_order_release);
     }
-    cv_work_.notify_all();
-    work(job);
-    std::unique_lock<std::mutex> lock(m_);
-    cv_done_.wait(lock, [&] { return job.done.load() == job.parts && busy_ == 0; });
-    job_ = nullptr;
+    if (active > 0) cv_work_.notify_all();
+    part(job, 0);
+    for (int t = active + 1; t < job.parts; ++t) part(job, t);
+    // Workers finish within microseconds of the caller on balanced parts: spin briefly first.
+    const int spin = spin_.load(std::memory_order_relaxed);
+    for (int i = 0; i < spin && pending_.load(std::memory_order_acquire) > 0; ++i) cpu_relax();
+    if (pending_.load(std::memory_order_acquire) > 0) {
+      std::unique_lock<std::mutex> lock(m_);
+      cv_done_.wait(lock, [&] { return pending_.load() == 0; });
+    }
   }
   // One job at a time: a second caller (another application thread) runs its parts itself.
   std::mutex &gate() { return gate_; }
 
  private:
-  void grow(int workers) {
-    while (static_cast<int>(threads_.size()) < workers) {
+  static constexpr int kSpin = 1 << 14;
+  struct Slot {
+    std::atomic<uint64_t> go{0};  // the generation this worker is to run
+  };
+
+  // Starts workers up to `want`; returns how many there are.
+  int grow(int want) {
+    while (static_cast<int>(threads_.size()) < want) {
+      slots_.emplace_back();
+      const int k = static_cast<int>(threads_.size());
       try {
-        threads_.emplace_back([this] { loop(); });
+        threads_.emplace_back([this, k] { loop(k); });
       } catch (const std::system_error &) {
-        return;  // the host gives no more threads: run with those that started
+        slots_.pop_back();
+        break;  // the host gives no more threads: run with those that started
       }
     }
+    return static_cast<int>(threads_.size());
   }
-  void work(Job &job) {
-    for (int t; (t = job.next.fetch_add(1)) < job.parts;) {
-      const int64_t b = job.n * t / job.parts, e = job.n * (t + 1) / job.parts;
-      try {
-        (*job.fn)(t, b, e);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(m_);
-        if (!job.error) job.error = std::current_exception();
-      }
-      job.done.fetch_add(1);
+  void part(Job &job, int t) {
+    try {
+      (*job.fn)(t, job.n * t / job.parts, job.n * (t + 1) / job.parts);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(m_);
+      if (!job.error) job.error = std::current_exception();
     }
   }
-  void loop() {
+  void loop(int k) {
+    Slot &slot = slots_[k];
     uint64_t seen = 0;
     for (;;) {
-      Job *job;
-      {
+      uint64_t g = seen;
+      const int spin = spin_.load(std::memory_order_relaxed);
+      for (int i = 0; i < spin && (g = slot.go.load(std::memory_order_acquire)) == seen; ++i)
+        cpu_relax();
+      if (g == seen) {
         std::unique_lock<std::mutex> lock(m_);
-        cv_work_.wait(lock, [&] { return generation_ != seen && job_ != nullptr; });
-        seen = generation_;
-        job = job_;
-        ++busy_;
+        cv_work_.wait(lock, [&] { return (g = slot.go.load(std::memory_order_acquire)) != seen; });
       }
-      work(*job);
-      {
+      seen = g;
+      part(*job_, k + 1);  // job_ was written before go (release / acquire)
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> lock(m_);
-        --busy_;
+        cv_done_.notify_all();
       }
-      cv_done_.notify_all();
     }
   }
 
   std::mutex gate_, m_;
   std::condition_variable cv_work_, cv_done_;
+  std::deque<Slot> slots_;            // stable addresses while the pool grows
   std::vector<std::thread> threads_;  // never joined: they live as long as the process
   Job *job_ = nullptr;
   uint64_t generation_ = 0;
-  int busy_ = 0;  // workers inside work() for the current job
+  std::atomic<int> pending_{0};  // workers still running their part of the current job
+  std::atomic<int> spin_{0};     // pause iterations before sleeping
 };
 
 std::mutex g_pool_create;
@@ -175,7 +214,7 @@ void parallel_for(int64_t n, PartFn fn, int threads) {
   Pool *p = parts > 1 ? pool() : nullptr;
   if (p && p->gate().try_lock()) {
     std::lock_guard<std::mutex> gate(p->gate(), std::adopt_lock);
-    p->run(job, parts);
+    p->run(job);
   } else {
     // One part, or the pool is busy with another caller's job: the same parts, one after
     // another. Each part's result does not depend on who runs it, so the answer is the same.
