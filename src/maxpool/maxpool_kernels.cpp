@@ -20,6 +20,7 @@
 #include <limits>
 #include <new>
 
+#include "../core/scatter.h"
 #include "../core/simd.h"
 #include "../core/status.h"
 
@@ -369,33 +370,6 @@ bool whole_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &id
   return gy.plane_dense() && idx.plane_dense() && gy.sh == p.wo && idx.sh == p.wo;
 }
 
-struct BadTracker {
-  BadIndex bad;
-  // Keeps the first bad index in (plane, oh, ow) order.
-  void note(int64_t plane, int64_t oh, int64_t ow, int64_t v) {
-    if (bad.plane < 0 || plane < bad.plane ||
-        (plane == bad.plane && (oh < bad.oh || (oh == bad.oh && ow < bad.ow)))) {
-      bad.plane = plane;
-      bad.oh = oh;
-      bad.ow = ow;
-      bad.value = v;
-    }
-  }
-};
-
-template <class I>
-void scatter_row(float *acc, const float *g, const char *ix, int64_t istride, int64_t wo,
-                 int64_t hw, int64_t plane, int64_t oh, BadTracker *bt) {
-  const I *ip = reinterpret_cast<const I *>(ix);
-  for (int64_t ow = 0; ow < wo; ++ow) {
-    const int64_t k = static_cast<int64_t>(ip[ow * istride]);
-    if (static_cast<uint64_t>(k) < static_cast<uint64_t>(hw))
-      acc[k] += g[ow];
-    else if (k != -1)
-      bt->note(plane, oh, ow, k);
-  }
-}
-
 // ---- backward, write-only gather for 2x2 windows at stride 2 ----------------------------------
 // The common non-overlapping case (VGG, small planes): every input pixel (h, w) lies in the box of
 // at most one window, (h / 2, w / 2). The plane is produced pixel by pixel in order, with no
@@ -506,7 +480,7 @@ void bwd_plane_layout(Arena &a, const MaxPoolParams &p, bool whole, float **acc,
 
 void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
                           const Strided4 &gx, int64_t pb, int64_t pe, bool nt, bool gather,
-                          BadTracker *bt, Arena scratch) {
+                          FirstError *bt, Arena scratch) {
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
   const int64_t hw = p.h * p.w;
   // gradOutput and indices planes that are dense row-major are scattered as one run of ho*wo
@@ -530,23 +504,21 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
       const bool gathered = gather && gather_k2s2(p, acc, g, reinterpret_cast<const int32_t *>(ix));
       if (!gathered) {
         std::memset(acc, 0, static_cast<size_t>(hw) * 4);
-        BadTracker local;
         if (p.index_dtype == ACL_INT32)
-          scatter_row<int32_t>(acc, g, ix, 1, run, hw, pl, 0, &local);
+          scatter_checked(acc, g, reinterpret_cast<const int32_t *>(ix), 1, run, hw, pl * run, bt);
         else
-          scatter_row<int64_t>(acc, g, ix, 1, run, hw, pl, 0, &local);
-        if (local.bad.plane >= 0)  // position k of the run is (k / wo, k % wo)
-          bt->note(pl, local.bad.ow / p.wo, local.bad.ow % p.wo, local.bad.value);
+          scatter_checked(acc, g, reinterpret_cast<const int64_t *>(ix), 1, run, hw, pl * run, bt);
       }
     } else {
       std::memset(acc, 0, static_cast<size_t>(hw) * 4);
       for (int64_t oh = 0; oh < p.ho; ++oh) {
         row_to_f32(p.isa, p.dtype, elem(gy, esz, n, c, oh, 0), gy.sw, p.wo, grow);
         const char *ix = elem(idx, isz, n, c, oh, 0);
+        const int64_t pos0 = (pl * p.ho + oh) * p.wo;
         if (p.index_dtype == ACL_INT32)
-          scatter_row<int32_t>(acc, grow, ix, idx.sw, p.wo, hw, pl, oh, bt);
+          scatter_checked(acc, grow, reinterpret_cast<const int32_t *>(ix), idx.sw, p.wo, hw, pos0, bt);
         else
-          scatter_row<int64_t>(acc, grow, ix, idx.sw, p.wo, hw, pl, oh, bt);
+          scatter_checked(acc, grow, reinterpret_cast<const int64_t *>(ix), idx.sw, p.wo, hw, pos0, bt);
       }
     }
     if (gx.plane_dense()) {
@@ -568,7 +540,7 @@ void bwd_cl_layout(Arena &a, const MaxPoolParams &p, int64_t cb, float **acc, fl
 
 void backward_cl_range(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
                        const Strided4 &gx, int64_t cb, int64_t ib, int64_t ie, bool nt,
-                       BadTracker *bt, Arena scratch) {
+                       FirstError *bt, Arena scratch) {
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
   const int64_t hw = p.h * p.w;
   const int64_t nblocks = (p.c + cb - 1) / cb;
@@ -584,10 +556,10 @@ void backward_cl_range(const MaxPoolParams &p, const Strided4 &gy, const Strided
         const char *ix = elem(idx, isz, n, c0, oh, ow);
         for (int64_t c = 0; c < cn; ++c) {
           const int64_t k = load_index(ix + c * isz, p.index_dtype);
-          if (static_cast<uint64_t>(k) < static_cast<uint64_t>(hw))
+          if (in_plane(k, hw))
             acc[k * cn + c] += g[c];
           else if (k != -1)
-            bt->note(n * p.c + c0 + c, oh, ow, k);
+            bt->note(((n * p.c + c0 + c) * p.ho + oh) * p.wo + ow, k);
         }
       }
     for (int64_t h = 0; h < p.h; ++h)
@@ -620,21 +592,24 @@ template <class Layout, class Body>
 int64_t run_parts(const MaxPoolParams &p, int64_t items, void *workspace, Layout layout,
                   Body body, BadIndex *first_bad) {
   Arena count;
-  count.take<BadTracker>(p.threads);
+  count.take<FirstError>(p.threads);
   const int64_t per_part = layout_bytes(layout);
   count.take_slices(parts_for(items, p.threads), per_part);
   if (!workspace) return count.used();
   Arena ws(workspace, count.used());
-  BadTracker *const found = ws.take<BadTracker>(p.threads);
-  for (int t = 0; t < p.threads; ++t) new (&found[t]) BadTracker();
+  FirstError *const found = ws.take<FirstError>(p.threads);
+  for (int t = 0; t < p.threads; ++t) new (&found[t]) FirstError();
   const Arena::Slices sl = ws.take_slices(parts_for(items, p.threads), per_part);
   auto run = [&](int part, int64_t b, int64_t e) { body(b, e, sl.slice(part), &found[part]); };
   parallel_for(items, run, p.threads);
-  BadTracker first;
-  for (int t = 0; t < p.threads; ++t)
-    if (found[t].bad.plane >= 0)
-      first.note(found[t].bad.plane, found[t].bad.oh, found[t].bad.ow, found[t].bad.value);
-  if (first_bad) *first_bad = first.bad;
+  FirstError first;
+  for (int t = 0; t < p.threads; ++t) first.merge(found[t]);
+  if (first_bad && first.pos >= 0) {  // the flat position in (plane, oh, ow) order
+    first_bad->plane = first.pos / (p.ho * p.wo);
+    first_bad->oh = first.pos / p.wo % p.ho;
+    first_bad->ow = first.pos % p.wo;
+    first_bad->value = first.value;
+  }
   return count.used();
 }
 
@@ -647,7 +622,7 @@ int64_t fwd_planes(const MaxPoolParams &p, const Strided4 &x, const Strided4 &ou
         FwdPlaneScratch s;
         fwd_plane_layout(a, p, &s);
       },
-      [&](int64_t b, int64_t e, Arena a, BadTracker *) { forward_plane_range(p, x, out, idx, b, e, a); },
+      [&](int64_t b, int64_t e, Arena a, FirstError *) { forward_plane_range(p, x, out, idx, b, e, a); },
       nullptr);
 }
 
@@ -660,7 +635,7 @@ int64_t fwd_cl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
         FwdClScratch s;
         fwd_cl_layout(a, p, direct, &s);
       },
-      [&](int64_t b, int64_t e, Arena a, BadTracker *) { forward_cl_range(p, x, out, idx, b, e, a); },
+      [&](int64_t b, int64_t e, Arena a, FirstError *) { forward_cl_range(p, x, out, idx, b, e, a); },
       nullptr);
 }
 
@@ -674,7 +649,7 @@ int64_t bwd_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &i
         float *acc, *grow;
         bwd_plane_layout(a, p, whole, &acc, &grow);
       },
-      [&](int64_t b, int64_t e, Arena a, BadTracker *bt) {
+      [&](int64_t b, int64_t e, Arena a, FirstError *bt) {
         backward_plane_range(p, gy, idx, gx, b, e, nt, gather, bt, a);
       },
       bad);
@@ -690,7 +665,7 @@ int64_t bwd_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
         float *acc, *g;
         bwd_cl_layout(a, p, cb, &acc, &g);
       },
-      [&](int64_t b, int64_t e, Arena a, BadTracker *bt) {
+      [&](int64_t b, int64_t e, Arena a, FirstError *bt) {
         backward_cl_range(p, gy, idx, gx, cb, b, e, nt, bt, a);
       },
       bad);

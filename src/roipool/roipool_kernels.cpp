@@ -20,6 +20,7 @@
 #include <limits>
 #include <new>
 
+#include "../core/scatter.h"
 #include "../core/simd.h"
 #include "../core/status.h"
 
@@ -447,37 +448,26 @@ __attribute__((noinline)) bool scatter4(float *__restrict p0, float *__restrict 
   return !bad;
 }
 
-// plane[a[k]] += g[k] in k order, skipping -1; false when some a[k] is outside {-1} U [0, hw).
-inline bool scatter_checked(float *plane, const float *g, const int32_t *a, int64_t n, int64_t hw) {
-  const uint32_t lim = static_cast<uint32_t>(hw);
-  bool bad = false;
-  for (int64_t k = 0; k < n; ++k) {
-    const uint32_t i = static_cast<uint32_t>(a[k]);
-    if (i < lim) plane[i] += g[k]; else bad |= a[k] != -1;
-  }
-  return !bad;
-}
-
 #ifdef POOLGRAD_X86
 // The same run as scatter_checked, eight bins at a time: one vector compare checks the eight
 // argmax values (a group with a -1 or a bad value takes the scalar path), the indices come from
 // 64-bit loads of two values and the gradients from one vector load, so that the only per-bin
 // memory traffic left is the read-modify-write of the accumulator itself (about 30% fewer cycles
 // per bin than the scalar loop on Zen 2). Every add is still a scalar float add in k order.
-__attribute__((target("avx2"))) bool scatter_run_avx2(float *__restrict plane, const float *g,
-                                                      const int32_t *a, int64_t n, int64_t hw) {
+__attribute__((target("avx2"))) void scatter_run_avx2(float *__restrict plane, const float *g,
+                                                      const int32_t *a, int64_t n, int64_t hw,
+                                                      int64_t pos0, FirstError *err) {
   // hw == 0 (gradInputRef has no elements): hw - 1 would be UINT32_MAX and let every value,
   // -1 included, through the unsigned range check; the scalar loop accepts nothing.
-  if (hw <= 0) return scatter_checked(plane, g, a, n, hw);
+  if (hw <= 0) return scatter_checked(plane, g, a, 1, n, hw, pos0, err);
   const __m256i last = _mm256_set1_epi32(static_cast<int>(hw - 1));
-  bool ok = true;
   int64_t k = 0;
   for (; k + 8 <= n; k += 8) {
     const __m256i va = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(a + k));
     // a in [0, hw) as unsigned  <=>  max_u(a, hw - 1) == hw - 1
     const __m256i in = _mm256_cmpeq_epi32(_mm256_max_epu32(va, last), last);
     if (__builtin_expect(_mm256_movemask_ps(_mm256_castsi256_ps(in)) != 0xFF, 0)) {
-      ok &= scatter_checked(plane, g + k, a + k, 8, hw);
+      scatter_checked(plane, g + k, a + k, 1, 8, hw, pos0 + k, err);
       continue;
     }
     const __m256 vg = _mm256_loadu_ps(g + k);
@@ -496,8 +486,7 @@ __attribute__((target("avx2"))) bool scatter_run_avx2(float *__restrict plane, c
     plane[static_cast<uint32_t>(i67)] += _mm_cvtss_f32(_mm_unpackhi_ps(hi, hi));
     plane[i67 >> 32] += _mm_cvtss_f32(_mm_shuffle_ps(hi, hi, 3));
   }
-  if (k < n) ok &= scatter_checked(plane, g + k, a + k, n - k, hw);
-  return ok;
+  if (k < n) scatter_checked(plane, g + k, a + k, 1, n - k, hw, pos0 + k, err);
 }
 #endif
 
@@ -516,7 +505,7 @@ bool bwd_flat(const RoiParams &p, const Strided4 &gy, const Strided4 &am) {
 
 void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order,
                     const int64_t *start, const Strided4 &am, const Strided4 &gx, int64_t cb,
-                    int64_t ib, int64_t ie, bool nt, RoiDataError *err, Arena scratch) {
+                    int64_t ib, int64_t ie, bool nt, FirstError *err, Arena scratch) {
   const int64_t esz = dtype_size(p.dtype);
   const int64_t hw = p.h * p.w;
   const int64_t ps = hw;  // plane stride in the accumulator
@@ -532,43 +521,14 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order
   // the 7x7 rows (196-byte runs) 3-9% slower. profiles.md: the prefetches wait on miss buffers.
   const bool l2_prefetch = bins * 4 >= 512;
   (void)l2_prefetch;
-  int64_t err_flat = -1;
-  auto note = [&](int64_t r, int64_t c, int64_t i, int64_t j, int64_t a) {
-    const int64_t f = ((r * p.c + c) * p.ph + i) * p.pw + j;
-    if (err_flat < 0 || f < err_flat) {
-      err_flat = f;
-      err->kind = 2;
-      err->roi = r;
-      err->c = c;
-      err->ph = i;
-      err->pw = j;
-      err->value = static_cast<double>(a);
-    }
-  };
-  // Reports the first argmax of a (roi, channel) run that is outside {-1} U [0, hw).
-  auto first_bad = [&](int64_t r, int64_t c, const int32_t *av) {
-    for (int64_t k = 0; k < bins; ++k)
-      if (av[k] != -1 && (av[k] < 0 || av[k] >= hw)) {
-        note(r, c, k / p.pw, k % p.pw, av[k]);
-        return;
-      }
-  };
+  // Flat position of bin 0 of the (roi, channel) run: errors are reported in (r, c, i, j) order.
+  auto pos0 = [&](int64_t r, int64_t c) { return (r * p.c + c) * bins; };
   // The bins of gradOutput (r, c) of the flat layout as float32: in place for FLOAT, else
   // converted into buf.
   auto grad_run = [&](int64_t r, int64_t c, float *buf) -> const float * {
     if (p.dtype == ACL_FLOAT) return reinterpret_cast<const float *>(elem(gy, 4, r, c, 0, 0));
     row_to_f32(p.isa, p.dtype, elem(gy, esz, r, c, 0, 0), 1, bins, buf);
     return buf;
-  };
-  // One (roi, channel) run of the flat layout: plane[argmax] += grad, in bin order.
-  auto scatter_run = [&](float *plane, const float *gv, const int32_t *av, int64_t r, int64_t c) {
-    for (int64_t k = 0; k < bins; ++k) {
-      const int64_t a = av[k];
-      if (static_cast<uint64_t>(a) < static_cast<uint64_t>(hw))
-        plane[a] += gv[k];
-      else if (a != -1)
-        note(r, c, k / p.pw, k % p.pw, a);
-    }
   };
   for (int64_t item = ib; item < ie; ++item) {
     const int64_t b = item / nblocks, c0 = (item % nblocks) * cb;
@@ -595,7 +555,7 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order
           }
           const float *gv = grad_run(r, c, g);
           const int32_t *av = reinterpret_cast<const int32_t *>(elem(am, 4, r, c, 0, 0));
-          if (!scatter_run_avx2(acc + (c - c0) * ps, gv, av, bins, hw)) first_bad(r, c, av);
+          scatter_run_avx2(acc + (c - c0) * ps, gv, av, bins, hw, pos0(r, c), err);
         }
       }
 #endif
@@ -622,26 +582,21 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order
           const bool all_ok = scatter4(pl[0], pl[1], pl[2], pl[3], gv[0], gv[1], gv[2], gv[3], av[0],
                                        av[1], av[2], av[3], bins, hw);
           if (!all_ok)  // rare: find and report the first bad argmax of these channels
-            for (int u = 0; u < 4; ++u) first_bad(r, c + u, av[u]);
+            for (int u = 0; u < 4; ++u) note_first_bad(av[u], 1, bins, hw, pos0(r, c + u), err);
         }
       }
       for (; c < c0 + cn; ++c) {
         float *plane = acc + (c - c0) * ps;
         if (flat) {
-          scatter_run(plane, grad_run(r, c, g),
-                      reinterpret_cast<const int32_t *>(elem(am, 4, r, c, 0, 0)), r, c);
+          scatter_checked(plane, grad_run(r, c, g),
+                          reinterpret_cast<const int32_t *>(elem(am, 4, r, c, 0, 0)), 1, bins, hw,
+                          pos0(r, c), err);
           continue;
         }
         for (int64_t i = 0; i < p.ph; ++i) {
           row_to_f32(p.isa, p.dtype, elem(gy, esz, r, c, i, 0), gy.sw, p.pw, g);
           const int32_t *arow = reinterpret_cast<const int32_t *>(elem(am, 4, r, c, i, 0));
-          for (int64_t j = 0; j < p.pw; ++j) {
-            const int64_t a = arow[j * am.sw];
-            if (static_cast<uint64_t>(a) < static_cast<uint64_t>(hw))
-              plane[a] += g[j];
-            else if (a != -1)
-              note(r, c, i, j, a);
-          }
+          scatter_checked(plane, g, arow, am.sw, p.pw, hw, pos0(r, c) + i * p.pw, err);
         }
       }
     }
@@ -798,7 +753,7 @@ struct BwdWork {
   Buckets bk;
   int64_t cb = 1, items = 0, parts = 0;
   int64_t *cost_end = nullptr, *bound = nullptr;
-  RoiDataError *errs = nullptr;
+  FirstError *errs = nullptr;
   Arena::Slices slices;
 };
 
@@ -817,7 +772,7 @@ void bwd_work_layout(Arena &a, const RoiParams &p, BwdWork *w) {
   buckets_layout(a, p, &w->bk);
   w->cost_end = a.take<int64_t>(w->items);
   w->bound = a.take<int64_t>(w->parts + 1);
-  w->errs = a.take<RoiDataError>(w->parts);
+  w->errs = a.take<FirstError>(w->parts);
   w->slices = a.take_slices(static_cast<int>(w->parts), layout_bytes([&](Arena &s) {
     float *acc, *g;
     bwd_layout(s, p, cb, &acc, &g);
@@ -856,17 +811,23 @@ RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, cons
   }
   const int parts = static_cast<int>(w.parts);
   split_by_cost(w.cost_end, items, parts, w.bound);
-  for (int t = 0; t < parts; ++t) new (&w.errs[t]) RoiDataError();
+  for (int t = 0; t < parts; ++t) new (&w.errs[t]) FirstError();
   auto body = [&](int part, int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t)
       backward_items(p, grad_out, order, start, argmax, grad_in, cb, w.bound[t], w.bound[t + 1],
                      !p.serial, &w.errs[part], w.slices.slice(part));
   };
   parallel_for(parts, body, parts);
-  auto key = [&](const RoiDataError &e) { return ((e.roi * p.c + e.c) * p.ph + e.ph) * p.pw + e.pw; };
-  for (int t = 0; t < parts; ++t) {
-    const RoiDataError &e = w.errs[t];
-    if (e.kind && (!first.kind || key(e) < key(first))) first = e;
+  FirstError bad;
+  for (int t = 0; t < parts; ++t) bad.merge(w.errs[t]);
+  if (bad.pos >= 0) {  // the flat position in gradOutput's (r, c, i, j) order
+    const int64_t bins = p.ph * p.pw;
+    first.kind = 2;
+    first.roi = bad.pos / (p.c * bins);
+    first.c = bad.pos / bins % p.c;
+    first.ph = bad.pos % bins / p.pw;
+    first.pw = bad.pos % p.pw;
+    first.value = static_cast<double>(bad.value);
   }
   return first;
 }
