@@ -1,0 +1,71 @@
+// What the max-pool forward and backward kernels share: element addressing, window taps, index
+// load/store, and the description of a call's workspace (run_parts).
+#pragma once
+
+#include <cstring>
+#include <new>
+
+#include "../core/scatter.h"
+#include "maxpool_kernels.h"
+
+namespace poolgrad {
+namespace maxpool_detail {
+
+inline char *elem(const Strided4 &t, int64_t esz, int64_t n, int64_t c, int64_t h, int64_t w) {
+  return t.base + (n * t.sn + c * t.sc + h * t.sh + w * t.sw) * esz;
+}
+
+// First and one-past-last tap m of a window starting at `start` (taps start + m*d) inside [0, in).
+inline void tap_range(int64_t start, int64_t k, int64_t d, int64_t in, int64_t *m0, int64_t *m1) {
+  int64_t lo = start < 0 ? (-start + d - 1) / d : 0;
+  int64_t hi = in - start <= 0 ? 0 : (in - start + d - 1) / d;
+  *m0 = lo;
+  *m1 = hi < k ? hi : k;
+}
+
+inline void store_index(const Strided4 &t, aclDataType idt, int64_t n, int64_t c, int64_t h,
+                        int64_t w, int64_t v) {
+  if (idt == ACL_INT32)
+    *reinterpret_cast<int32_t *>(elem(t, 4, n, c, h, w)) = static_cast<int32_t>(v);
+  else
+    *reinterpret_cast<int64_t *>(elem(t, 8, n, c, h, w)) = v;
+}
+
+inline int64_t load_index(const char *p, aclDataType idt) {
+  return idt == ACL_INT32 ? *reinterpret_cast<const int32_t *>(p) : *reinterpret_cast<const int64_t *>(p);
+}
+
+inline bool channels_last(const Strided4 &t) { return t.c > 1 && t.sc == 1; }
+
+
+// The one description of a call's workspace: the parts' first-error slots, then one scratch
+// slice per part, laid out by layout(Arena&). With a null workspace it only counts the bytes
+// (phase 1); otherwise it runs body(part, begin, end, slice, error slot) over the parts.
+template <class Layout, class Body>
+inline int64_t run_parts(const MaxPoolParams &p, int64_t items, void *workspace, Layout layout,
+                  Body body, BadIndex *first_bad) {
+  Arena count;
+  count.take<FirstError>(p.threads);
+  const int64_t per_part = layout_bytes(layout);
+  count.take_slices(parts_for(items, p.threads), per_part);
+  if (!workspace) return count.used();
+  Arena ws(workspace, count.used());
+  FirstError *const found = ws.take<FirstError>(p.threads);
+  for (int t = 0; t < p.threads; ++t) new (&found[t]) FirstError();
+  const Arena::Slices sl = ws.take_slices(parts_for(items, p.threads), per_part);
+  auto run = [&](int part, int64_t b, int64_t e) { body(b, e, sl.slice(part), &found[part]); };
+  parallel_for(items, run, p.threads);
+  FirstError first;
+  for (int t = 0; t < p.threads; ++t) first.merge(found[t]);
+  if (first_bad && first.pos >= 0) {  // the flat position in (plane, oh, ow) order
+    first_bad->plane = first.pos / (p.ho * p.wo);
+    first_bad->oh = first.pos / p.wo % p.ho;
+    first_bad->ow = first.pos % p.wo;
+    first_bad->value = first.value;
+  }
+  return count.used();
+}
+
+
+}  // namespace maxpool_detail
+}  // namespace poolgrad

@@ -1,0 +1,378 @@
+// Max-pool 2-D forward kernels.
+//
+// Per (n, c) plane, the plane is converted to float32 and split by column phase (column j goes
+// to phase j % sW), so that for every tap the window starts of consecutive outputs are
+// consecutive floats: the interior of each output row is computed 8 outputs at a time with
+// vector compares and blends, the borders by scalar code. Channels-last views (channel stride 1)
+// vectorise across channels instead.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "../core/simd.h"
+#include "maxpool_common.h"
+
+namespace poolgrad {
+
+namespace {
+
+using namespace maxpool_detail;
+
+typedef float f8 __attribute__((vector_size(32)));
+typedef int32_t i8 __attribute__((vector_size(32)));
+
+#define LOADF8(dst, ptr) std::memcpy(&(dst), (ptr), sizeof(f8))
+// The forward's vector code (GCC vector extensions) is one body compiled twice: inlined into an
+// AVX2 wrapper and into a portable one (POOLGRAD_FOR_ISA below); the plan's ISA picks the wrapper.
+#define POOLGRAD_BODY __attribute__((always_inline)) inline
+#if defined(__x86_64__) || defined(__i386__)
+#define POOLGRAD_FOR_ISA(name, params, args)                                          \
+  __attribute__((target("avx2,f16c"))) void name##_avx2 params { name##_body args; } \
+  void name##_portable params { name##_body args; }                                  \
+  void name params {                                                                 \
+    if (p.isa == Isa::kAvx2)                                                         \
+      name##_avx2 args;                                                              \
+    else                                                                             \
+      name##_portable args;                                                          \
+  }
+#else
+#define POOLGRAD_FOR_ISA(name, params, args) \
+  void name params { name##_body args; }
+#endif
+
+// One step of the window scan for 8 lanes: the first tap initialises, later taps replace the
+// running maximum when larger or NaN (first maximum wins, the last NaN wins).
+__attribute__((always_inline)) inline void max_step(f8 &best, i8 &idx, const f8 &v, const i8 &ti,
+                                                    bool &first) {
+  if (first) {
+    best = v;
+    idx = ti;
+    first = false;
+  } else {
+    const i8 take = (v > best) | (v != v);
+    best = take ? v : best;
+    idx = take ? ti : idx;
+  }
+}
+// ---- forward, plane layout ----------------------------------------------------------------------
+// Output columns whose every tap lies inside [0, W): [ow_lo, ow_hi) (empty when the window is wider
+// than the plane).
+void interior_columns(const MaxPoolParams &p, int64_t *lo, int64_t *hi) {
+  const PoolAttrs &a = p.a;
+  int64_t ow_lo = 0;
+  while (ow_lo < p.wo && ow_lo * a.sw - a.pw < 0) ++ow_lo;
+  int64_t ow_hi = ow_lo;
+  while (ow_hi < p.wo && ow_hi * a.sw - a.pw + (a.kw - 1) * a.dw < p.w) ++ow_hi;
+  *lo = ow_lo;
+  *hi = ow_hi;
+}
+
+// A thread's scratch for the plane forward. Every size is proportional to the plane, never to an
+// attribute: only phases r < min(sW, W) hold columns, and the per-tap tables exist only when an
+// interior column does (then kW <= W).
+struct FwdPlaneScratch {
+  float *split = nullptr;  // phases of the plane: phase r, row h, column j = x[h][r + j*sw]
+  float *orow = nullptr;
+  int64_t *irow = nullptr;
+  float *planef = nullptr;
+  int64_t *qphase = nullptr, *qoff = nullptr;
+};
+
+void fwd_plane_layout(Arena &a, const MaxPoolParams &p, FwdPlaneScratch *s) {
+  const int64_t phases = std::min(p.a.sw, p.w), pw_len = (p.w + p.a.sw - 1) / p.a.sw;
+  int64_t lo, hi;
+  interior_columns(p, &lo, &hi);
+  const int64_t taps = hi > lo ? p.a.kw : 0;
+  s->split = a.take<float>(phases * p.h * pw_len + 8);  // slack: the last vector may overhang
+  s->orow = a.take<float>(p.wo);
+  s->irow = a.take<int64_t>(p.wo);
+  s->planef = a.take<float>(p.h * p.w);
+  s->qphase = a.take<int64_t>(taps);
+  s->qoff = a.take<int64_t>(taps);
+}
+
+// Scalar window scan over the float plane (borders, and planes too large for 32-bit vector
+// indices).
+inline void scan_scalar(const float *plane, int64_t w, int64_t hs, int64_t m0, int64_t m1,
+                        int64_t dh, int64_t ws, int64_t q0, int64_t q1, int64_t dw,
+                        float *best_out, int64_t *idx_out) {
+  float best = -std::numeric_limits<float>::infinity();
+  int64_t bi = -1;
+  if (m1 > m0 && q1 > q0) {
+    best = plane[(hs + m0 * dh) * w + ws + q0 * dw];
+    bi = (hs + m0 * dh) * w + ws + q0 * dw;
+  }
+  for (int64_t m = m0; m < m1; ++m) {
+    const int64_t ih = hs + m * dh;
+    const float *row = plane + ih * w;
+    for (int64_t q = q0; q < q1; ++q) {
+      const int64_t iw = ws + q * dw;
+      const float v = row[iw];
+      // Branch-free select: the comparison is unpredictable on real data.
+      const bool take = (v > best) | (v != v);
+      best = take ? v : best;
+      bi = take ? ih * w + iw : bi;
+    }
+  }
+  *best_out = best;
+  *idx_out = bi;
+}
+
+POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Strided4 &x,
+                                             const Strided4 &out, const Strided4 &idx, int64_t pb,
+                                             int64_t pe, Arena scratch) {
+  const PoolAttrs &a = p.a;
+  const int64_t esz = dtype_size(p.dtype);
+  const int64_t pw_len = (p.w + a.sw - 1) / a.sw;  // columns per phase
+  const int64_t hstride = p.h * pw_len;             // floats per phase
+  FwdPlaneScratch s;
+  fwd_plane_layout(scratch, p, &s);
+  float *const planef = s.planef;
+  const bool vec_ok = p.h * p.w <= INT32_MAX;
+  int64_t ow_lo, ow_hi;
+  interior_columns(p, &ow_lo, &ow_hi);
+  // Tap q of output ow reads phase qphase[q], column ow + qoff[q] (interior outputs only).
+  const int64_t *const qphase = s.qphase, *const qoff = s.qoff;
+  if (ow_hi > ow_lo)
+    for (int64_t q = 0; q < a.kw; ++q) {
+      const int64_t rel = q * a.dw - a.pw;
+      const int64_t fl = rel >= 0 ? rel / a.sw : -((-rel + a.sw - 1) / a.sw);
+      s.qoff[q] = fl;
+      s.qphase[q] = rel - fl * a.sw;
+    }
+  for (int64_t pl = pb; pl < pe; ++pl) {
+    const int64_t n = pl / p.c, c = pl % p.c;
+    for (int64_t h = 0; h < p.h; ++h) {
+      const float *rowbuf = planef + h * p.w;
+      row_to_f32(p.isa, p.dtype, elem(x, esz, n, c, h, 0), x.sw, p.w, planef + h * p.w);
+      for (int64_t r = 0; r < a.sw && r < p.w; ++r) {
+        float *dst = s.split + r * hstride + h * pw_len;
+        for (int64_t j = r, t = 0; j < p.w; j += a.sw, ++t) dst[t] = rowbuf[j];
+      }
+    }
+    for (int64_t oh = 0; oh < p.ho; ++oh) {
+      const int64_t hs = oh * a.sh - a.ph;
+      int64_t m0, m1;
+      tap_range(hs, a.kh, a.dh, p.h, &m0, &m1);
+      auto scalar_at = [&](int64_t ow) {
+        const int64_t ws = ow * a.sw - a.pw;
+        int64_t q0, q1, bi;
+        tap_range(ws, a.kw, a.dw, p.w, &q0, &q1);
+        scan_scalar(planef, p.w, hs, m0, m1, a.dh, ws, q0, q1, a.dw, &s.orow[ow], &bi);
+        s.irow[ow] = bi;
+      };
+      int64_t ow = 0;
+      if (vec_ok && m1 > m0) {
+        for (; ow < ow_lo; ++ow) scalar_at(ow);
+        // 8 outputs at a time; the last block may be partial (its extra lanes read the split
+        // buffer's slack or the next row and are discarded).
+        for (; ow < ow_hi; ow += 8) {
+          const int64_t lanes = std::min<int64_t>(8, ow_hi - ow);
+          f8 best = {};
+          i8 bidx = {};
+          bool first = true;
+          for (int64_t m = m0; m < m1; ++m) {
+            const int64_t ih = hs + m * a.dh;
+            for (int64_t q = 0; q < a.kw; ++q) {
+              const int64_t iw0 = ow * a.sw - a.pw + q * a.dw;  // >= 0 in the interior
+              const float *src = s.split + qphase[q] * hstride + ih * pw_len + ow + qoff[q];
+              f8 v;
+              LOADF8(v, src);
+              // Lanes past the row's last output may lie past H*W: computed in 64 bits and
+              // truncated (they are discarded), never as an overflowing 32-bit sum.
+              const int64_t base = ih * p.w + iw0;
+              i8 ti;
+              for (int k = 0; k < 8; ++k) ti[k] = static_cast<int32_t>(base + k * a.sw);
+              max_step(best, bidx, v, ti, first);
+            }
+          }
+          for (int k = 0; k < lanes; ++k) {
+            s.orow[ow + k] = best[k];
+            s.irow[ow + k] = bidx[k];
+          }
+        }
+        ow = ow_hi;
+      }
+      for (; ow < p.wo; ++ow) scalar_at(ow);
+      row_from_f32(p.isa, p.dtype, s.orow, elem(out, esz, n, c, oh, 0), out.sw, p.wo, false);
+      for (int64_t o = 0; o < p.wo; ++o) store_index(idx, p.index_dtype, n, c, oh, o, s.irow[o]);
+    }
+  }
+}
+
+POOLGRAD_FOR_ISA(forward_plane_range,
+                 (const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                  const Strided4 &idx, int64_t pb, int64_t pe, Arena scratch),
+                 (p, x, out, idx, pb, pe, scratch))
+
+// ---- forward, channels-last (channel stride 1 in x, out and indices) -------------------------------
+// Items are (n, oh) output rows. The window rows are read as float rows of W*C values (converted
+// once per item for 16-bit dtypes); each output position runs over the taps 8 channels at a time.
+// A window covers at most min(kH, H) input rows: the row tables are sized by that, not by kH.
+struct FwdClScratch {
+  float *rows = nullptr, *best = nullptr;
+  int32_t *bidx32 = nullptr;
+  int64_t *bidx = nullptr;
+  const float **rowp = nullptr;
+};
+
+bool fwd_cl_direct(const MaxPoolParams &p, const Strided4 &x) {
+  return p.dtype == ACL_FLOAT && x.sw == p.c;
+}
+
+void fwd_cl_layout(Arena &a, const MaxPoolParams &p, bool direct, FwdClScratch *s) {
+  const int64_t rows = std::min(p.a.kh, p.h);
+  s->rows = a.take<float>(direct ? 0 : rows * p.w * p.c);
+  s->best = a.take<float>(p.c);
+  s->bidx32 = a.take<int32_t>(p.c);
+  s->bidx = a.take<int64_t>(p.c);
+  s->rowp = a.take<const float *>(rows);
+}
+
+POOLGRAD_BODY void forward_cl_range_body(const MaxPoolParams &p, const Strided4 &x,
+                                         const Strided4 &out, const Strided4 &idx, int64_t ib,
+                                         int64_t ie, Arena scratch) {
+  const PoolAttrs &a = p.a;
+  const int64_t esz = dtype_size(p.dtype);
+  const int64_t C = p.c;
+  const bool f32 = fwd_cl_direct(p, x);
+  FwdClScratch s;
+  fwd_cl_layout(scratch, p, f32, &s);
+  float *const best = s.best;
+  int32_t *const bidx32 = s.bidx32;
+  int64_t *const bidx = s.bidx;
+  const bool small = p.h * p.w <= INT32_MAX;
+  for (int64_t item = ib; item < ie; ++item) {
+    const int64_t n = item / p.ho, oh = item % p.ho;
+    const int64_t hs = oh * a.sh - a.ph;
+    int64_t m0, m1;
+    tap_range(hs, a.kh, a.dh, p.h, &m0, &m1);
+    // rowp[m - m0]: the float row of tap m.
+    const float **const rowp = s.rowp;
+    for (int64_t m = m0; m < m1; ++m) {
+      const int64_t ih = hs + m * a.dh;
+      if (f32) {
+        rowp[m - m0] = reinterpret_cast<const float *>(elem(x, 4, n, 0, ih, 0));
+      } else {
+        float *dst = s.rows + (m - m0) * p.w * C;
+        for (int64_t iw = 0; iw < p.w; ++iw) row_to_f32(p.isa, p.dtype, elem(x, esz, n, 0, ih, iw), 1, C, dst + iw * C);
+        rowp[m - m0] = dst;
+      }
+    }
+    for (int64_t ow = 0; ow < p.wo; ++ow) {
+      const int64_t ws = ow * a.sw - a.pw;
+      int64_t q0, q1;
+      tap_range(ws, a.kw, a.dw, p.w, &q0, &q1);
+      // Channels [c0, C) one at a time (the tail after the vectors; planes too large for 32-bit
+      // vector indices).
+      auto scalar_channels = [&](int64_t c0) {
+        for (int64_t c = c0; c < C; ++c) {
+          bool first = true;
+          for (int64_t m = m0; m < m1; ++m)
+            for (int64_t q = q0; q < q1; ++q) {
+              const int64_t iw = ws + q * a.dw;
+              const float v = rowp[m - m0][iw * C + c];
+              if (first || v > best[c] || v != v) {
+                best[c] = v;
+                bidx[c] = (hs + m * a.dh) * p.w + iw;
+                first = false;
+              }
+            }
+        }
+      };
+      if (m1 <= m0 || q1 <= q0) {  // no input element in the window
+        for (int64_t c = 0; c < C; ++c) {
+          best[c] = -std::numeric_limits<float>::infinity();
+          bidx[c] = -1;
+        }
+      } else if (small) {
+        int64_t c = 0;
+        for (; c + 8 <= C; c += 8) {
+          f8 bb = {};
+          i8 bi = {};
+          bool first = true;
+          for (int64_t m = m0; m < m1; ++m) {
+            const int64_t ih = hs + m * a.dh;
+            for (int64_t q = q0; q < q1; ++q) {
+              const int64_t iw = ws + q * a.dw;
+              f8 v;
+              LOADF8(v, rowp[m - m0] + iw * C + c);
+              const int32_t t = static_cast<int32_t>(ih * p.w + iw);
+              const i8 tv = {t, t, t, t, t, t, t, t};
+              max_step(bb, bi, v, tv, first);
+            }
+          }
+          std::memcpy(best + c, &bb, sizeof bb);
+          std::memcpy(bidx32 + c, &bi, sizeof bi);
+          for (int k = 0; k < 8; ++k) bidx[c + k] = bidx32[c + k];
+        }
+        scalar_channels(c);
+      } else {
+        scalar_channels(0);
+      }
+      row_from_f32(p.isa, p.dtype, best, elem(out, esz, n, 0, oh, ow), 1, C, false);
+      if (p.index_dtype == ACL_INT64 && idx.sc == 1) {
+        std::memcpy(elem(idx, 8, n, 0, oh, ow), bidx, static_cast<size_t>(C) * 8);
+      } else {
+        for (int64_t c = 0; c < C; ++c) store_index(idx, p.index_dtype, n, c, oh, ow, bidx[c]);
+      }
+    }
+  }
+}
+
+POOLGRAD_FOR_ISA(forward_cl_range,
+                 (const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                  const Strided4 &idx, int64_t ib, int64_t ie, Arena scratch),
+                 (p, x, out, idx, ib, ie, scratch))
+
+// Each path below counts (workspace null: returns the bytes, runs nothing) or runs.
+int64_t fwd_planes(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                   const Strided4 &idx, void *workspace) {
+  return run_parts(
+      p, p.n * p.c, workspace,
+      [&](Arena &a) {
+        FwdPlaneScratch s;
+        fwd_plane_layout(a, p, &s);
+      },
+      [&](int64_t b, int64_t e, Arena a, FirstError *) { forward_plane_range(p, x, out, idx, b, e, a); },
+      nullptr);
+}
+
+int64_t fwd_cl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+               const Strided4 &idx, void *workspace) {
+  const bool direct = fwd_cl_direct(p, x);
+  return run_parts(
+      p, p.n * p.ho, workspace,
+      [&](Arena &a) {
+        FwdClScratch s;
+        fwd_cl_layout(a, p, direct, &s);
+      },
+      [&](int64_t b, int64_t e, Arena a, FirstError *) { forward_cl_range(p, x, out, idx, b, e, a); },
+      nullptr);
+}
+
+}  // namespace
+
+int64_t maxpool_forward_planes_workspace(const MaxPoolParams &p, const Strided4 &x,
+                                         const Strided4 &out, const Strided4 &idx) {
+  return fwd_planes(p, x, out, idx, nullptr);
+}
+void maxpool_forward_planes(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                            const Strided4 &idx, void *workspace) {
+  fwd_planes(p, x, out, idx, workspace);
+}
+int64_t maxpool_forward_cl_workspace(const MaxPoolParams &p, const Strided4 &x,
+                                     const Strided4 &out, const Strided4 &idx) {
+  return fwd_cl(p, x, out, idx, nullptr);
+}
+void maxpool_forward_cl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                        const Strided4 &idx, void *workspace) {
+  fwd_cl(p, x, out, idx, workspace);
+}
+
+bool maxpool_channels_last(const Strided4 &a, const Strided4 &b, const Strided4 &c) {
+  return channels_last(a) && channels_last(b) && channels_last(c);
+}
+
+}  // namespace poolgrad
