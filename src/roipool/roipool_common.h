@@ -1,0 +1,70 @@
+// What the RoI forward and backward kernels share: addressing, the private copy of the ROIs, bin
+// geometry, batch buckets and the cost split.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <new>
+
+#include "roipool_kernels.h"
+
+namespace poolgrad {
+namespace roi_detail {
+
+inline char *elem(const Strided4 &t, int64_t esz, int64_t n, int64_t c, int64_t h, int64_t w) {
+  return t.base + (n * t.sn + c * t.sc + h * t.sh + w * t.sw) * esz;
+}
+
+inline float roi_value(const RoiParams &p, const Strided2 &r, int64_t i, int64_t j) {
+  const char *q = r.base + (i * r.s0 + j * r.s1) * dtype_size(p.dtype);
+  if (p.dtype == ACL_FLOAT16) return half_to_float(*reinterpret_cast<const uint16_t *>(q));
+  return *reinterpret_cast<const float *>(q);
+}
+
+// An already floored/ceiled bin edge clamped to [0, lim]; NaN clamps to 0.
+inline int64_t clamp_edge(float v, int64_t lim) {
+  if (!(v > 0.0f)) return 0;
+  if (v >= static_cast<float>(lim)) return lim;
+  return static_cast<int64_t>(v);
+}
+
+// One ROI's bins: the batch and the clamped bin edges (arrays of ph / pw entries in the
+// workspace).
+struct RoiGeom {
+  int64_t batch = 0;
+  bool empty = false;
+  int64_t *hs = nullptr, *he = nullptr, *ws = nullptr, *we = nullptr;
+};
+
+// The ROIs as phase 2 sees them: a private float copy of rois (R x 5), read from the caller's
+// tensor exactly once, and each ROI's batch index decoded once from that copy. Every later use
+// reads only these, so a caller that changes rois during phase 2 (a data race on its side) can
+// change the numbers but never send poolgrad outside its own memory.
+struct RoiTable {
+  float *v = nullptr;       // v[r * 5 + j] = rois[r, j]
+  int64_t *batch = nullptr;  // trunc(v[r * 5]), checked to lie in [0, n)
+};
+
+void roi_table_layout(Arena &a, const RoiParams &p, RoiTable *t);
+// Copies rois and decodes the batch indices; the first ROI whose batch index is outside [0, n)
+// (NaN included) is reported and nothing else is decoded.
+RoiDataError read_rois(const RoiParams &p, const Strided2 &rois, RoiTable *t);
+
+void geometry_layout(Arena &a, const RoiParams &p, RoiGeom **geo, int64_t **edges);
+// ROI r's batch and bin edges, into edges[0 .. 2 * (ph + pw)).
+void geometry(const RoiParams &p, const RoiTable &t, int64_t r, int64_t *edges, RoiGeom *out);
+
+// The ROIs bucketed by batch index: bucket b is order[start[b] .. start[b + 1]), ascending r.
+struct Buckets {
+  int64_t *start = nullptr, *order = nullptr, *fill = nullptr;
+};
+
+void buckets_layout(Arena &a, const RoiParams &p, Buckets *bk);
+void bucket_by_batch(const RoiParams &p, const RoiTable &t, Buckets *bk);
+
+// Splits items [0, items) into `parts` contiguous runs of about equal cost (cost_end: the
+// running total of the items' costs); run t is [bound[t], bound[t + 1]).
+void split_by_cost(const int64_t *cost_end, int64_t items, int parts, int64_t *bound);
+
+}  // namespace roi_detail
+}  // namespace poolgrad
