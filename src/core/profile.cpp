@@ -23,17 +23,6 @@ const SocEntry kSocs[] = {
     {"Ascend910_93", Soc::kAscend910_93},
 };
 
-// spec/products.md, one row per (operator, profile).
-const MaxPoolRules kMaxPoolBackward950 = {{ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, "FLOAT, FLOAT16 or BF16",
-                                          {ACL_INT32, ACL_INT64}, "INT32 or INT64", true, true};
-const MaxPoolRules kMaxPoolBackwardA2A3 = {{ACL_FLOAT}, "FLOAT only", {ACL_INT32}, "INT32 only", false, false};
-const MaxPoolRules kMaxPoolForward950 = {{ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, "FLOAT, FLOAT16 or BF16",
-                                         {ACL_INT32, ACL_INT64}, "INT32 or INT64", true, true};
-const MaxPoolRules kMaxPoolForwardA2A3 = {{ACL_FLOAT, ACL_FLOAT16, ACL_BF16}, "FLOAT, FLOAT16 or BF16",
-                                          {ACL_INT32, ACL_INT64}, "INT32 or INT64", false, false};
-const RoiRules kRoi950 = {true};
-const RoiRules kRoiA2A3 = {false};
-
 }  // namespace
 
 Soc current_soc() { return static_cast<Soc>(g_soc.load(std::memory_order_relaxed)); }
@@ -61,14 +50,6 @@ bool load_soc_from_env() {
             v);
   return false;
 }
-
-const MaxPoolRules &maxpool_rules(bool backward) {
-  const bool wide = current_soc() == Soc::kAscend950;
-  if (backward) return wide ? kMaxPoolBackward950 : kMaxPoolBackwardA2A3;
-  return wide ? kMaxPoolForward950 : kMaxPoolForwardA2A3;
-}
-
-const RoiRules &roi_rules() { return current_soc() == Soc::kAscend950 ? kRoi950 : kRoiA2A3; }
 
 bool allowed(const std::vector<aclDataType> &set, aclDataType t) {
   return std::find(set.begin(), set.end(), t) != set.end();

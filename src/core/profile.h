@@ -1,5 +1,5 @@
-// Product profiles (POOLGRAD_SOC): what each Ascend product accepts. One table per operator and
-// profile; the validation cascades read it, no operator branches on the product itself.
+// Product profiles (POOLGRAD_SOC): which Ascend product phase 1 behaves as. Each operator keeps
+// its own rule table per profile in its folder (maxpool_rules.cpp, roipool_rules.cpp).
 #pragma once
 
 #include <vector>
@@ -10,27 +10,12 @@ namespace poolgrad {
 
 enum class Soc { kAscend950, kAscend910B, kAscend910_93 };
 
-struct MaxPoolRules {
-  std::vector<aclDataType> data;     // self / gradOutput / gradInput / out dtypes
-  const char *data_text;             // e.g. "FLOAT only"
-  std::vector<aclDataType> index;    // indices dtypes
-  const char *index_text;
-  bool any_dilation;                 // false: exactly 1 on both axes
-  bool nhwc;                         // NHWC format accepted
-};
-
-struct RoiRules {
-  bool available;  // false: phase 1 returns 361001
-};
-
 Soc current_soc();
 const char *soc_name(Soc s);
 // Reads POOLGRAD_SOC (aclInit calls it); returns false, with a message, for an unknown value.
 bool load_soc_from_env();
 void set_soc(Soc s);
 
-const MaxPoolRules &maxpool_rules(bool backward);
-const RoiRules &roi_rules();
 bool allowed(const std::vector<aclDataType> &set, aclDataType t);
 
 }  // namespace poolgrad

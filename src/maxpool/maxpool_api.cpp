@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "../core/core.h"
-#include "../core/profile.h"
+#include "maxpool_rules.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "maxpool_dispatch.h"

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "../core/core.h"
-#include "../core/profile.h"
+#include "roipool_rules.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
 #include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
 #include "roipool_dispatch.h"

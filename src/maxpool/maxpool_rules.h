@@ -1,0 +1,22 @@
+// What each product profile accepts for the max-pool operators (spec/products.md).
+#pragma once
+
+#include <vector>
+
+#include "../core/profile.h"
+
+namespace poolgrad {
+
+struct MaxPoolRules {
+  std::vector<aclDataType> data;   // self / gradOutput / gradInput / out dtypes
+  const char *data_text;           // e.g. "FLOAT only"
+  std::vector<aclDataType> index;  // indices dtypes
+  const char *index_text;
+  bool any_dilation;  // false: exactly 1 on both axes
+  bool nhwc;          // NHWC format accepted
+};
+
+// The rules of the current profile for the forward or the backward.
+const MaxPoolRules &maxpool_rules(bool backward);
+
+}  // namespace poolgrad
