@@ -71,6 +71,17 @@ TEST(Runtime, Memory) {
   EXPECT_EQ(aclrtMemcpy(host, 50, p, 100, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(aclrtMemcpy(nullptr, 50, p, 10, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(aclrtMemcpy(host, 50, p, 10, static_cast<aclrtMemcpyKind>(9)), ACL_ERROR_INVALID_PARAM);
+  // The kind is checked against where each side lives: device memory is aclrtMalloc's.
+  EXPECT_EQ(aclrtMemcpy(host, 100, p, 100, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+  EXPECT_NE(pgtest::last_msg().find("dst"), std::string::npos);
+  EXPECT_EQ(aclrtMemcpy(host, 100, host + 50, 50, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_INVALID_PARAM);
+  EXPECT_NE(pgtest::last_msg().find("src"), std::string::npos);
+  EXPECT_EQ(aclrtMemcpy(p, 100, host, 100, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+  EXPECT_EQ(aclrtMemcpy(static_cast<char *>(p) + 50, 51, host, 51, ACL_MEMCPY_HOST_TO_DEVICE),
+            ACL_ERROR_INVALID_PARAM);  // one byte past the allocation
+  pgtest::last_msg();
+  EXPECT_EQ(aclrtMemcpy(host + 50, 50, host, 50, ACL_MEMCPY_HOST_TO_HOST), ACL_SUCCESS);
+  EXPECT_EQ(aclrtMemcpy(p, 100, p, 100, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_SUCCESS);
   EXPECT_EQ(aclrtMalloc(nullptr, 10, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
   void *q = nullptr;
   EXPECT_EQ(aclrtMalloc(&q, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include <sys/stat.h>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -27,14 +28,32 @@ std::unordered_set<Stream *> &streams() {
   static auto *s = new std::unordered_set<Stream *>();
   return *s;
 }
-// Live allocations, so that freeing a foreign or already-freed pointer is an error, not a crash.
-std::unordered_map<void *, size_t> &allocations() {
-  static auto *m = new std::unordered_map<void *, size_t>();
+// Live allocations, so that freeing a foreign or already-freed pointer is an error, not a crash,
+// and so that a copy can tell device memory (aclrtMalloc) from host memory. Ordered by address:
+// a pointer inside an allocation is found by the allocation that starts at or below it.
+struct Allocation {
+  size_t size;
+  poolgrad::Device device;  // kHost is the only device: what aclrtMalloc returns
+  bool device_memory;       // aclrtMalloc (true) or aclrtMallocHost (false)
+};
+std::map<uintptr_t, Allocation> &allocations() {
+  static auto *m = new std::map<uintptr_t, Allocation>();
   return *m;
+}
+
+// Whether [p, p + count) lies inside one aclrtMalloc allocation (device memory).
+bool is_device_range(const void *p, size_t count) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = allocations().upper_bound(a);
+  if (it == allocations().begin()) return false;
+  --it;
+  return it->second.device_memory && a - it->first <= it->second.size &&
+         count <= it->second.size - (a - it->first);
 }
 thread_local int32_t t_device = -1;
 
-aclError allocate(const char *api, void **ptr, size_t size) {
+aclError allocate(const char *api, void **ptr, size_t size, bool device_memory) {
   if (ptr == nullptr) {
     set_error("%s: the output pointer must not be null", api);
     return ACL_ERROR_INVALID_PARAM;
@@ -54,7 +73,7 @@ aclError allocate(const char *api, void **ptr, size_t size) {
     return ACL_ERROR_BAD_ALLOC;
   }
   std::lock_guard<std::mutex> lock(g_mutex);
-  allocations()[p] = size;
+  allocations()[reinterpret_cast<uintptr_t>(p)] = {size, poolgrad::Device::kHost, device_memory};
   *ptr = p;
   return ACL_SUCCESS;
 }
@@ -66,7 +85,7 @@ aclError release(const char *api, void *ptr) {
   }
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    if (!allocations().erase(ptr)) {
+    if (!allocations().erase(reinterpret_cast<uintptr_t>(ptr))) {
       set_error("%s: %p was not allocated by aclrtMalloc/aclrtMallocHost or was already freed",
                 api, ptr);
       return ACL_ERROR_INVALID_PARAM;
@@ -201,11 +220,11 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
     set_error("aclrtMalloc: policy %d is not an aclrtMemMallocPolicy", static_cast<int>(policy));
     return ACL_ERROR_INVALID_PARAM;
   }
-  return allocate("aclrtMalloc", devPtr, size);
+  return allocate("aclrtMalloc", devPtr, size, true);
 }
 aclError aclrtFree(void *devPtr) { return release("aclrtFree", devPtr); }
 aclError aclrtMallocHost(void **hostPtr, size_t size) {
-  return allocate("aclrtMallocHost", hostPtr, size);
+  return allocate("aclrtMallocHost", hostPtr, size, false);
 }
 aclError aclrtFreeHost(void *hostPtr) { return release("aclrtFreeHost", hostPtr); }
 
@@ -224,6 +243,24 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
     set_error("aclrtMemcpy: count %zu must be <= destMax %zu", count, destMax);
     return ACL_ERROR_INVALID_PARAM;
   }
+  // The kind names where each side lives, as on a device: a device side must be count bytes of
+  // one aclrtMalloc allocation, a host side must not be device memory.
+  static const char *const kKind[] = {"ACL_MEMCPY_HOST_TO_HOST", "ACL_MEMCPY_HOST_TO_DEVICE",
+                                      "ACL_MEMCPY_DEVICE_TO_HOST", "ACL_MEMCPY_DEVICE_TO_DEVICE"};
+  const bool dst_dev = kind == ACL_MEMCPY_HOST_TO_DEVICE || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+  const bool src_dev = kind == ACL_MEMCPY_DEVICE_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_DEVICE;
+  struct Side {
+    const char *name;
+    const void *p;
+    bool dev;
+  };
+  for (const Side &side : {Side{"dst", dst, dst_dev}, Side{"src", src, src_dev}})
+    if (is_device_range(side.p, count) != side.dev) {
+      set_error("aclrtMemcpy: kind %s needs %s %p to be %s memory (%zu bytes), but it is %s", kKind[kind],
+                side.name, side.p, side.dev ? "device (aclrtMalloc)" : "host", count,
+                side.dev ? "not inside one aclrtMalloc allocation" : "device memory");
+      return ACL_ERROR_INVALID_PARAM;
+    }
   std::memmove(dst, src, count);
   return ACL_SUCCESS;
 }
