@@ -3,7 +3,14 @@
 // Threads: POOLGRAD_NUM_THREADS. Comparison with the peers lives in compare.py.
 #include <benchmark/benchmark.h>
 
+#include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -11,6 +18,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "poolgrad/poolgrad.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
@@ -25,7 +33,7 @@ struct Buf {
   ~Buf() { aclrtFree(p); }
 };
 
-size_t esize(aclDataType t) { return t == ACL_FLOAT || t == ACL_INT32 ? 4 : t == ACL_INT64 ? 8 : 2; }
+size_t esize(aclDataType t) { return aclDataTypeSize(t); }
 
 struct T {
   std::unique_ptr<Buf> buf;
@@ -103,30 +111,75 @@ bool time_phases(benchmark::State &state, P1 phase1, P2 phase2, bool with_phase1
 }
 
 struct MaxRow {
-  const char *id;
+  std::string id;
   int64_t n, c, h, w, k, s, p, d;
   bool ceil;
   aclDataType dt;
   bool nhwc, rank3;
 };
-const MaxRow kMax[] = {
-    {"resnet-stem", 32, 64, 112, 112, 3, 2, 1, 1, false, ACL_FLOAT, false, false},
-    {"resnet-stem-nhwc", 32, 64, 112, 112, 3, 2, 1, 1, false, ACL_FLOAT, true, false},
-    {"resnet-stem-bf16", 32, 64, 112, 112, 3, 2, 1, 1, false, ACL_BF16, false, false},
-    {"resnet-stem-fp16", 32, 64, 112, 112, 3, 2, 1, 1, false, ACL_FLOAT16, false, false},
-    {"vgg-pool1", 16, 64, 224, 224, 2, 2, 0, 1, false, ACL_FLOAT, false, false},
-    {"inception-ceil", 32, 192, 71, 71, 3, 2, 0, 1, true, ACL_FLOAT, false, false},
-    {"overlap-s1", 8, 256, 28, 28, 3, 1, 1, 1, false, ACL_FLOAT, false, false},
-    {"small-planes", 64, 512, 14, 14, 2, 2, 0, 1, false, ACL_FLOAT, false, false},
-    {"chw-single", 1, 256, 128, 128, 2, 2, 0, 1, false, ACL_FLOAT, false, true},
-    {"dilated", 8, 64, 64, 64, 3, 1, 1, 2, false, ACL_FLOAT, false, false},
+struct RoiRow {
+  std::string id;
+  int64_t n, c, h, w, r, pooled;
+  float scale;
+  aclDataType dt;
 };
 
+// bench/workloads.txt (the one list; its header gives the format): "mb32ic64ih112iw112_kh3sh2ph1
+// [_ceil] [_nhwc] [_f16|_bf16]" for max-pool, "mb2ic512ih38iw50_r256p7s1/16 [_f16]" for RoI.
+struct Spec {
+  std::map<std::string, double> v;
+  std::set<std::string> flags;
+};
+Spec parse_spec(const std::string &spec) {
+  Spec out;
+  std::stringstream parts(spec);
+  std::string part;
+  for (int i = 0; std::getline(parts, part, '_'); ++i) {
+    if (i >= 2) {
+      out.flags.insert(part);
+      continue;
+    }
+    for (size_t k = 0; k < part.size();) {
+      size_t e = k;
+      while (e < part.size() && std::isalpha(static_cast<unsigned char>(part[e]))) ++e;
+      size_t f = e;
+      while (f < part.size() && !std::isalpha(static_cast<unsigned char>(part[f]))) ++f;
+      const std::string key = part.substr(k, e - k), val = part.substr(e, f - e);
+      const size_t slash = val.find('/');
+      out.v[key] = slash == std::string::npos
+                       ? std::stod(val)
+                       : std::stod(val.substr(0, slash)) / std::stod(val.substr(slash + 1));
+      k = f;
+    }
+  }
+  return out;
+}
+
+bool load_workloads(const char *path, std::vector<MaxRow> *maxrows, std::vector<RoiRow> *roirows) {
+  std::ifstream in(path);
+  if (!in) return false;
+  std::string line;
+  while (std::getline(in, line)) {
+    line = line.substr(0, line.find('#'));
+    std::stringstream ls(line);
+    std::string kind, id, spec;
+    if (!(ls >> kind >> id >> spec)) continue;
+    Spec sp = parse_spec(spec);
+    auto get = [&](const char *k, double d) { return static_cast<int64_t>(sp.v.count(k) ? sp.v[k] : d); };
+    const aclDataType dt = sp.flags.count("f16") ? ACL_FLOAT16 : sp.flags.count("bf16") ? ACL_BF16 : ACL_FLOAT;
+    if (kind == "maxpool")
+      maxrows->push_back({id, get("mb", 1), get("ic", 0), get("ih", 0), get("iw", 0), get("kh", 1), get("sh", 1),
+                          get("ph", 0), get("dh", 1), sp.flags.count("ceil") > 0, dt, sp.flags.count("nhwc") > 0,
+                          sp.v.count("mb") == 0});
+    else if (kind == "roi")
+      roirows->push_back({id, get("mb", 1), get("ic", 0), get("ih", 0), get("iw", 0), get("r", 0), get("p", 1),
+                          static_cast<float>(sp.v["s"]), dt});
+  }
+  return true;
+}
+
 int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
-  const int64_t e = d * (k - 1) + 1;
-  int64_t o = (in + 2 * p - e + (ceil ? s - 1 : 0)) / s + 1;
-  if (ceil && (o - 1) * s >= in + p) --o;
-  return o;
+  return poolgradPoolOutputSize(in, k, s, p, d, ceil);  // the library's one copy of the rule
 }
 
 std::vector<int64_t> shape(const MaxRow &r, int64_t h, int64_t w) {
@@ -161,20 +214,6 @@ void maxpool(benchmark::State &state, const MaxRow &r, bool backward, aclDataTyp
                                 : x.buf->bytes + out.buf->bytes + idx.buf->bytes;
   state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
 }
-
-struct RoiRow {
-  const char *id;
-  int64_t n, c, h, w, r, pooled;
-  float scale;
-  aclDataType dt;
-};
-const RoiRow kRoi[] = {
-    {"fast-rcnn-vgg16", 2, 512, 38, 50, 256, 7, 1.0f / 16, ACL_FLOAT},
-    {"fast-rcnn-test", 1, 512, 38, 50, 1024, 7, 1.0f / 16, ACL_FLOAT},
-    {"fpn-p2", 2, 256, 200, 272, 512, 7, 1.0f / 4, ACL_FLOAT},
-    {"mask-14", 2, 256, 50, 68, 512, 14, 1.0f / 16, ACL_FLOAT},
-    {"fp16", 2, 512, 38, 50, 256, 7, 1.0f / 16, ACL_FLOAT16},
-};
 
 void roi(benchmark::State &state, const RoiRow &w, bool backward, bool with_phase1) {
   std::mt19937 rng(0);
@@ -221,28 +260,36 @@ void roi(benchmark::State &state, const RoiRow &w, bool backward, bool with_phas
 }  // namespace
 
 int main(int argc, char **argv) {
+  // POOLGRAD_WORKLOADS overrides the list compiled in (the source tree's bench/workloads.txt).
+  const char *path = std::getenv("POOLGRAD_WORKLOADS") ? std::getenv("POOLGRAD_WORKLOADS") : POOLGRAD_WORKLOADS_FILE;
+  std::vector<MaxRow> kMax;
+  std::vector<RoiRow> kRoi;
+  if (!load_workloads(path, &kMax, &kRoi)) {
+    std::fprintf(stderr, "poolgrad_bench: cannot read the workload list %s\n", path);
+    return 1;
+  }
   for (const MaxRow &r : kMax) {
     for (aclDataType idt : {ACL_INT32, ACL_INT64}) {
       const std::string it = idt == ACL_INT32 ? "int32" : "int64";
       for (bool p1 : {false, true}) {
         const std::string ph = p1 ? "phase1+2" : "phase2";
-        benchmark::RegisterBenchmark(("maxpool_backward/" + std::string(r.id) + "/" + it + "/" + ph).c_str(),
+        benchmark::RegisterBenchmark(("maxpool_backward/" + r.id + "/" + it + "/" + ph).c_str(),
                                      [r, idt, p1](benchmark::State &s) { maxpool(s, r, true, idt, p1); })
             ->Unit(benchmark::kMillisecond)->UseRealTime();
       }
     }
-    benchmark::RegisterBenchmark(("maxpool_forward/" + std::string(r.id) + "/int64/phase2").c_str(),
+    benchmark::RegisterBenchmark(("maxpool_forward/" + r.id + "/int64/phase2").c_str(),
                                  [r](benchmark::State &s) { maxpool(s, r, false, ACL_INT64, false); })
         ->Unit(benchmark::kMillisecond)->UseRealTime();
   }
   for (const RoiRow &w : kRoi) {
     for (bool p1 : {false, true}) {
       const std::string ph = p1 ? "phase1+2" : "phase2";
-      benchmark::RegisterBenchmark(("roi_backward/" + std::string(w.id) + "/" + ph).c_str(),
+      benchmark::RegisterBenchmark(("roi_backward/" + w.id + "/" + ph).c_str(),
                                    [w, p1](benchmark::State &s) { roi(s, w, true, p1); })
           ->Unit(benchmark::kMillisecond)->UseRealTime();
     }
-    benchmark::RegisterBenchmark(("roi_forward/" + std::string(w.id) + "/phase2").c_str(),
+    benchmark::RegisterBenchmark(("roi_forward/" + w.id + "/phase2").c_str(),
                                  [w](benchmark::State &s) { roi(s, w, false, false); })
         ->Unit(benchmark::kMillisecond)->UseRealTime();
   }

@@ -16,8 +16,9 @@ import time
 import torch
 import torchvision  # noqa: F401  (registers torch.ops.torchvision)
 
+from poolgrad import _ext  # the package's own binding: prepared (repeatable) calls and single calls
+
 sys.path.insert(0, os.path.dirname(__file__))
-import pg_ctypes  # noqa: E402
 import workloads  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -59,7 +60,13 @@ def nbytes(*ts):
     return sum(t.numel() * t.element_size() for t in ts)
 
 
-def run_maxpool(pg, row, threads, reps, results, bw):
+def ok(res):
+    st, msg = res
+    if st != 0:
+        raise RuntimeError(f"status {st}: {msg}")
+
+
+def run_maxpool(row, threads, reps, results, bw):
     wid, shape, k, s, p, ceil, d, dtname, cl = row
     g = torch.Generator().manual_seed(0)
     rank3 = shape[0] is None
@@ -74,52 +81,37 @@ def run_maxpool(pg, row, threads, reps, results, bw):
     if cl:
         gy = gy.contiguous(memory_format=torch.channels_last)
     idx32 = idx.to(torch.int32)
-    L = pg.lib
-    K, S, P, D = pg.intarray([k, k]), pg.intarray([s, s]), pg.intarray([p, p]), pg.intarray([d, d])
+    K, S, P, D = [k, k], [s, s], [p, p], [d, d]
 
     def peer_bwd():
-        return torch.ops.aten.max_pool2d_with_indices_backward(gy, x, [k, k], [s, s], [p, p], [d, d], ceil, idx)
+        return torch.ops.aten.max_pool2d_with_indices_backward(gy, x, K, S, P, D, ceil, idx)
 
     ref = peer_bwd()
     for itype, ind in (("int32", idx32), ("int64", idx)):
         gx = torch.empty_like(x)
-        tg, tx, ti, tgx = pg.tensor(gy), pg.tensor(x), pg.tensor(ind), pg.tensor(gx)
-        ex = pg.executor(L.aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize, tg, tx, ti, K, S, P, D, ceil, tgx)
-        kern = lambda: pg.check(L.aclnnMaxPool2dWithIndicesBackward(None, 0, ex, None))  # noqa: E731
-
-        def call():
-            ws, e = ctypes.c_uint64(0), ctypes.c_void_p()
-            pg.check(L.aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(tg, tx, ti, K, S, P, D, ceil, tgx,
-                                                                         ctypes.byref(ws), ctypes.byref(e)))
-            pg.check(L.aclnnMaxPool2dWithIndicesBackward(None, 0, e, None))
-
+        prep = _ext.prepare_max_pool2d_bwd(gy, x, ind, gx, K, S, P, D, ceil)
+        kern = lambda: ok(prep.run())  # noqa: E731
+        call = lambda: ok(_ext.max_pool2d_bwd(gy, x, ind, gx, K, S, P, D, ceil))  # noqa: E731
         peer_ms, ms = paired(peer_bwd, kern, reps)
         call_ms = timeit(call, reps) * 1e3
         err = (gx.float() - ref.float()).abs().max().item()
         b = nbytes(gy, ind, gx)
         results.append(dict(op="maxpool_backward", id=wid, threads=threads, dtype=dtname, index=itype,
-                            poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
+                            kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
                             ratio=peer_ms / ms, gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
                             max_abs_diff=err))
-        L.aclDestroyAclOpExecutor(ex)
-        for t in (tg, tx, ti, tgx):
-            L.aclDestroyTensor(t)
+        del prep
     # forward (int64 indices as PyTorch)
     o2, i2 = torch.empty_like(out), torch.empty_like(idx)
-    tx, to, ti = pg.tensor(x), pg.tensor(o2), pg.tensor(i2)
-    ex = pg.executor(L.aclnnMaxPool2dWithIndicesGetWorkspaceSize, tx, K, S, P, D, ceil, to, ti)
-    peer_f, ms = paired(lambda: torch.ops.aten.max_pool2d_with_indices(x, [k, k], [s, s], [p, p], [d, d], ceil),
-                        lambda: pg.check(L.aclnnMaxPool2dWithIndices(None, 0, ex, None)), reps)
-    ok = torch.equal(i2, idx) and torch.equal(o2, out)
+    prep = _ext.prepare_max_pool2d_fwd(x, o2, i2, K, S, P, D, ceil)
+    peer_f, ms = paired(lambda: torch.ops.aten.max_pool2d_with_indices(x, K, S, P, D, ceil),
+                        lambda: ok(prep.run()), reps)
+    same = torch.equal(i2, idx) and torch.equal(o2, out)
     b = nbytes(x, o2, i2)
     results.append(dict(op="maxpool_forward", id=wid, threads=threads, dtype=dtname, index="int64",
-                        poolgrad_ms=ms, peer_ms=peer_f, ratio=peer_f / ms, gbs=b / ms / 1e6,
-                        roof_fraction=b / ms / 1e6 / bw, max_abs_diff=0.0 if ok else float("nan")))
-    L.aclDestroyAclOpExecutor(ex)
-    for t in (tx, to, ti):
-        L.aclDestroyTensor(t)
-    for a in (K, S, P, D):
-        L.aclDestroyIntArray(a)
+                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, ratio=peer_f / ms,
+                        gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                        max_abs_diff=0.0 if same else float("nan")))
 
 
 def make_rois(g, n, h, w, r, scale):
@@ -135,7 +127,7 @@ def make_rois(g, n, h, w, r, scale):
 
 
 def kernel_channel_block(n, c, h, w, threads):
-    """The channel block roipool_backward picks (src/roipool/roipool_kernels.cpp): 64 KB of
+    """The channel block roipool_backward picks (src/roipool/roipool_backward.cpp): 64 KB of
     float32 accumulator planes, halved until there are 4 items per thread."""
     cb = min(max(1, 65536 // (max(1, h * w) * 4)), max(c, 1))
     while cb > 1 and n * ((c + cb - 1) // cb) < 4 * threads:
@@ -143,42 +135,32 @@ def kernel_channel_block(n, c, h, w, threads):
     return cb
 
 
-def run_roi(pg, row, threads, reps, results, bw, read_ms=None):
+def run_roi(row, threads, reps, results, bw, read_ms=None):
     wid, (n, c, h, w), r, pooled, scale, dtname = row
     g = torch.Generator().manual_seed(0)
     dt = tdtype(dtname)
     x = torch.randn((n, c, h, w), generator=g).to(dt)
     rois = make_rois(g, n, h, w, r, scale).to(dt)
-    L = pg.lib
     y = torch.empty((r, c, pooled, pooled), dtype=dt)
     am = torch.empty((r, c, pooled, pooled), dtype=torch.int32)
-    tx, tr, ty, ta = (pg.tensor(t, pg_ctypes.FMT_ND) for t in (x, rois, y, am))
-    ex = pg.executor(L.aclnnRoiPoolingWithArgMaxGetWorkspaceSize, tx, tr, pooled, pooled, scale, scale, ty, ta)
+    prep = _ext.prepare_roi_fwd(x, rois, y, am, pooled, pooled, scale, scale)
     peer_f, fwd_ms = paired(lambda: torch.ops.torchvision.roi_pool(x, rois, scale, pooled, pooled),
-                            lambda: pg.check(L.aclnnRoiPoolingWithArgMax(None, 0, ex, None)), reps)
-    L.aclDestroyAclOpExecutor(ex)
+                            lambda: ok(prep.run()), reps)
     b = nbytes(x, rois, y, am)
     results.append(dict(op="roi_forward", id=wid, threads=threads, dtype=dtname, index="int32",
-                        poolgrad_ms=fwd_ms, peer_ms=peer_f, ratio=peer_f / fwd_ms, gbs=b / fwd_ms / 1e6,
-                        roof_fraction=b / fwd_ms / 1e6 / bw, max_abs_diff=float("nan")))
+                        kernel=prep.kernel, poolgrad_ms=fwd_ms, peer_ms=peer_f, ratio=peer_f / fwd_ms,
+                        gbs=b / fwd_ms / 1e6, roof_fraction=b / fwd_ms / 1e6 / bw, max_abs_diff=float("nan")))
+    del prep
     gy = torch.randn(y.shape, generator=g).to(dt)
     gx = torch.empty_like(x)
-    tg, tgx = pg.tensor(gy, pg_ctypes.FMT_ND), pg.tensor(gx, pg_ctypes.FMT_ND)
-    ex = pg.executor(L.aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize, tg, tgx, tr, ta, pooled, pooled, scale)
-    kern = lambda: pg.check(L.aclnnRoiPoolingGradWithArgMax(None, 0, ex, None))  # noqa: E731
-
-    def call():
-        ws, e = ctypes.c_uint64(0), ctypes.c_void_p()
-        pg.check(L.aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(tg, tgx, tr, ta, pooled, pooled, scale,
-                                                                 ctypes.byref(ws), ctypes.byref(e)))
-        pg.check(L.aclnnRoiPoolingGradWithArgMax(None, 0, e, None))
-
+    prep = _ext.prepare_roi_bwd(gy, gx, rois, am, pooled, pooled, scale)
+    kern = lambda: ok(prep.run())  # noqa: E731
+    call = lambda: ok(_ext.roi_bwd(gy, gx, rois, am, pooled, pooled, scale))  # noqa: E731
     # torchvision's backward takes float gradients of the input dtype.
     peer = lambda: torch.ops.torchvision._roi_pool_backward(gy, rois, am, scale, pooled, pooled, n, c, h, w)  # noqa: E731
     ref = peer()
     peer_ms, ms = paired(peer, kern, reps)
     call_ms = timeit(call, reps) * 1e3
-    L.aclDestroyAclOpExecutor(ex)
     err = (gx.float() - ref.float()).abs().max().item()
     b = nbytes(gy, am, rois, gx)
     floors = {}
@@ -191,10 +173,9 @@ def run_roi(pg, row, threads, reps, results, bw, read_ms=None):
                       seq_read_ms=read_ms(gy, am, r, c, bins, c, threads, reps))
         floors["floor_ratio"] = peer_ms / floors["read_floor_ms"]
     results.append(dict(op="roi_backward", id=wid, threads=threads, dtype=dtname, index="int32",
-                        poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms, ratio=peer_ms / ms,
-                        gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw, max_abs_diff=err, **floors))
-    for t in (tx, tr, ty, ta, tg, tgx):
-        L.aclDestroyTensor(t)
+                        kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
+                        ratio=peer_ms / ms, gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                        max_abs_diff=err, **floors))
 
 
 def l3_bytes():
@@ -283,7 +264,6 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "docs"))
     args = ap.parse_args()
     globals()["ROUNDS"] = max(1, args.rounds)
-    pg = pg_ctypes.Lib(args.build)
     cb = ctypes.CDLL(os.path.join(args.build, "bench", "libpoolgrad_copybw.so"))
     cb.poolgrad_bench_copy_gbs.restype = ctypes.c_double
     cb.poolgrad_bench_copy_gbs.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
@@ -299,18 +279,18 @@ def main():
     results, bws = [], {}
     for t in args.threads:
         torch.set_num_threads(t)
-        pg.lib.poolgradSetNumThreads(t)
+        _ext.set_num_threads(t)
         bws[t] = cb.poolgrad_bench_copy_gbs(max(4 * l3_bytes(), 256 << 20), t, 10)
         print(f"threads={t}: copy bandwidth {bws[t]:.1f} GB/s", flush=True)
         for row in workloads.MAXPOOL:
             if args.only is None or row[0] in args.only:
-                run_maxpool(pg, row, t, args.reps, results, bws[t])
+                run_maxpool(row, t, args.reps, results, bws[t])
                 for r in results[-3:]:
                     print(f"  {r['op']:17s} {r['id']:18s} {r['dtype']:8s} {r['index']}: poolgrad {r['poolgrad_ms']:8.3f} ms "
                           f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
         for row in workloads.ROI:
             if args.only is None or row[0] in args.only:
-                run_roi(pg, row, t, args.reps, results, bws[t], read_ms)
+                run_roi(row, t, args.reps, results, bws[t], read_ms)
                 for r in results[-2:]:
                     print(f"  {r['op']:17s} {r['id']:18s} {r['dtype']:8s}: poolgrad {r['poolgrad_ms']:8.3f} ms "
                           f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)

@@ -1,24 +1,57 @@
-"""The benchmark workloads of the team's bench/workloads.md, as data."""
+"""The benchmark workloads, parsed from bench/workloads.txt (the one list; see its header)."""
+import pathlib
+import re
 
+FILE = pathlib.Path(__file__).resolve().parent / "workloads.txt"
+_DTYPES = {"f16": "float16", "bf16": "bfloat16"}
+
+
+def _fields(text, names):
+    """{'mb': 32, 'ic': 64, ...} from 'mb32ic64...': each name followed by its value."""
+    out = {}
+    for key, val in re.findall(r"([a-z]+)([0-9./]+)", text):
+        if key not in names:
+            raise ValueError(f"unknown field {key!r} in {text!r}")
+        if "/" in val:
+            num, den = val.split("/")
+            out[key] = float(num) / float(den)
+        else:
+            out[key] = float(val) if "." in val else int(val)
+    return out
+
+
+def parse(kind, wid, spec):
+    """One row as the tuple compare.py uses (see MAXPOOL / ROI below)."""
+    parts = spec.split("_")
+    flags = set(parts[2:])
+    dims = _fields(parts[0], {"mb", "ic", "ih", "iw"})
+    dtype = next((_DTYPES[f] for f in flags if f in _DTYPES), "float32")
+    unknown = flags - set(_DTYPES) - {"ceil", "nhwc"}
+    if unknown:
+        raise ValueError(f"unknown flags {sorted(unknown)} in {spec!r}")
+    shape = (dims.get("mb"), dims["ic"], dims["ih"], dims["iw"])
+    if kind == "maxpool":
+        a = _fields(parts[1], {"kh", "sh", "ph", "dh"})
+        return (wid, shape, a["kh"], a["sh"], a.get("ph", 0), "ceil" in flags, a.get("dh", 1), dtype,
+                "nhwc" in flags)
+    if kind == "roi":
+        a = _fields(parts[1], {"r", "p", "s"})
+        return (wid, shape, a["r"], a["p"], float(a["s"]), dtype)
+    raise ValueError(f"unknown workload kind {kind!r}")
+
+
+def load(path=FILE):
+    rows = {"maxpool": [], "roi": []}
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            kind, wid, spec = line.split()
+            rows[kind].append(parse(kind, wid, spec))
+    return rows
+
+
+_ROWS = load()
 # id, (N, C, H, W) (N None: rank-3), kernel, stride, pad, ceil, dilation, dtype, channels_last
-MAXPOOL = [
-    ("resnet-stem", (32, 64, 112, 112), 3, 2, 1, False, 1, "float32", False),
-    ("resnet-stem-nhwc", (32, 64, 112, 112), 3, 2, 1, False, 1, "float32", True),
-    ("resnet-stem-bf16", (32, 64, 112, 112), 3, 2, 1, False, 1, "bfloat16", False),
-    ("resnet-stem-fp16", (32, 64, 112, 112), 3, 2, 1, False, 1, "float16", False),
-    ("vgg-pool1", (16, 64, 224, 224), 2, 2, 0, False, 1, "float32", False),
-    ("inception-ceil", (32, 192, 71, 71), 3, 2, 0, True, 1, "float32", False),
-    ("overlap-s1", (8, 256, 28, 28), 3, 1, 1, False, 1, "float32", False),
-    ("small-planes", (64, 512, 14, 14), 2, 2, 0, False, 1, "float32", False),
-    ("chw-single", (None, 256, 128, 128), 2, 2, 0, False, 1, "float32", False),
-    ("dilated", (8, 64, 64, 64), 3, 1, 1, False, 2, "float32", False),
-]
-
+MAXPOOL = _ROWS["maxpool"]
 # id, (N, C, H, W), R, pooled, scale, dtype
-ROI = [
-    ("fast-rcnn-vgg16", (2, 512, 38, 50), 256, 7, 1 / 16, "float32"),
-    ("fast-rcnn-test", (1, 512, 38, 50), 1024, 7, 1 / 16, "float32"),
-    ("fpn-p2", (2, 256, 200, 272), 512, 7, 1 / 4, "float32"),
-    ("mask-14", (2, 256, 50, 68), 512, 14, 1 / 16, "float32"),
-    ("fp16", (2, 512, 38, 50), 256, 7, 1 / 16, "float16"),
-]
+ROI = _ROWS["roi"]

@@ -41,12 +41,8 @@ struct Reader {
 };
 
 inline int64_t esize(aclDataType dt) {
-  switch (dt) {
-    case ACL_FLOAT: case ACL_INT32: return 4;
-    case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: return 2;
-    case ACL_INT64: case ACL_DOUBLE: return 8;
-    default: return 1;
-  }
+  const size_t n = aclDataTypeSize(dt);  // the library's dtype table (0 for sub-byte / unknown)
+  return n ? static_cast<int64_t>(n) : 1;
 }
 
 // A tensor over its own exactly-sized heap buffer (so ASan sees any access outside it).

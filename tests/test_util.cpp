@@ -29,13 +29,8 @@ void *workspace(uint64_t bytes) {
 }
 
 int64_t elem_size(aclDataType dt) {
-  switch (dt) {
-    case ACL_FLOAT: case ACL_INT32: return 4;
-    case ACL_FLOAT16: case ACL_BF16: return 2;
-    case ACL_INT64: case ACL_DOUBLE: return 8;
-    case ACL_INT8: case ACL_UINT8: case ACL_BOOL: return 1;
-    default: return 4;
-  }
+  const size_t n = aclDataTypeSize(dt);  // 0 for sub-byte and unknown dtypes: one byte here
+  return n ? static_cast<int64_t>(n) : 1;
 }
 
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &dims) {

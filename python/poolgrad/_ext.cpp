@@ -8,6 +8,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -92,24 +93,87 @@ struct Ints {
   ~Ints() { aclDestroyIntArray(a); }
 };
 
-Result finish(aclnnStatus st, uint64_t ws, aclOpExecutor *ex,
-              aclnnStatus (*phase2)(void *, uint64_t, aclOpExecutor *, aclrtStream)) {
-  if (st != ACLNN_SUCCESS) return {st, take_msg()};
-  std::vector<char> workspace(ws);
+using Phase2 = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+// What phase 1 produced: a status (and message), or an executor and its workspace size.
+struct Phase1 {
+  aclnnStatus st = ACLNN_SUCCESS;
+  std::string msg;
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  Phase2 phase2 = nullptr;
+};
+
+Phase1 phase1_result(aclnnStatus st, uint64_t ws, aclOpExecutor *ex, Phase2 phase2) {
+  Phase1 r;
+  r.st = st;
+  if (st != ACLNN_SUCCESS) r.msg = take_msg();
+  r.ws = ws;
+  r.ex = ex;
+  r.phase2 = phase2;
+  return r;
+}
+
+// Runs phase 2 once on a workspace of the size phase 1 asked for.
+Result finish(const Phase1 &p1) {
+  if (p1.st != ACLNN_SUCCESS) return {p1.st, p1.msg};
+  std::vector<char> workspace(p1.ws);
+  aclnnStatus st;
   {
     nb::gil_scoped_release release;
-    st = phase2(ws ? workspace.data() : nullptr, ws, ex, nullptr);
+    st = p1.phase2(p1.ws ? workspace.data() : nullptr, p1.ws, p1.ex, nullptr);
   }
   return {st, st == ACLNN_SUCCESS ? std::string() : take_msg()};
 }
 
-#define POOLGRAD_TENSORS_OK(...)                                      \
-  for (const Tensor *t__ : {__VA_ARGS__})                             \
-    if (!t__->t) return {ACLNN_ERR_PARAM_INVALID, t__->error};
+// A repeatable executor with its workspace and the arrays it reads and writes (kept alive): phase
+// 2 alone, as often as asked. The benchmark times kernels with it.
+class Prepared {
+ public:
+  Prepared(const Phase1 &p1, std::vector<Array> keep) : p1_(p1), keep_(std::move(keep)) {
+    if (p1_.st != ACLNN_SUCCESS) throw std::runtime_error(p1_.msg);
+    if (aclSetAclOpExecutorRepeatable(p1_.ex) != ACLNN_SUCCESS) throw std::runtime_error(take_msg());
+    workspace_.resize(p1_.ws);
+  }
+  ~Prepared() {
+    if (p1_.ex) aclDestroyAclOpExecutor(p1_.ex);
+  }
+  Prepared(const Prepared &) = delete;
+  Prepared &operator=(const Prepared &) = delete;
+  Result run() {
+    aclnnStatus st;
+    {
+      nb::gil_scoped_release release;
+      st = p1_.phase2(p1_.ws ? workspace_.data() : nullptr, p1_.ws, p1_.ex, nullptr);
+    }
+    return {st, st == ACLNN_SUCCESS ? std::string() : take_msg()};
+  }
+  std::string kernel() const {
+    const char *k = poolgradGetKernelName(p1_.ex);
+    return k ? k : "";
+  }
+  uint64_t workspace_size() const { return p1_.ws; }
 
-Result max_pool2d_fwd(const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
-                      std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
-                      bool ceil) {
+ private:
+  Phase1 p1_;
+  std::vector<Array> keep_;
+  std::vector<char> workspace_;
+};
+
+#define POOLGRAD_TENSORS_OK(...)          \
+  for (const Tensor *t__ : {__VA_ARGS__}) \
+    if (!t__->t) return phase1_error(t__->error);
+
+Phase1 phase1_error(const std::string &msg) {
+  Phase1 r;
+  r.st = ACLNN_ERR_PARAM_INVALID;
+  r.msg = msg;
+  return r;
+}
+
+Phase1 max_pool2d_fwd_p1(const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
+                        std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
+                        bool ceil) {
   Tensor tx(x, ACL_FORMAT_NCHW, "x"), to(out, ACL_FORMAT_NCHW, "out"), ti(idx, ACL_FORMAT_NCHW, "indices");
   POOLGRAD_TENSORS_OK(&tx, &to, &ti);
   Ints kk(k), ss(s), pp(p), dd(d);
@@ -120,12 +184,12 @@ Result max_pool2d_fwd(const Array &x, const Array &out, const Array &idx, std::v
     nb::gil_scoped_release release;
     st = aclnnMaxPool2dWithIndicesGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t, ti.t, &ws, &ex);
   }
-  return finish(st, ws, ex, aclnnMaxPool2dWithIndices);
+  return phase1_result(st, ws, ex, aclnnMaxPool2dWithIndices);
 }
 
-Result max_pool2d_bwd(const Array &gy, const Array &x, const Array &idx, const Array &gx,
-                      std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
-                      std::vector<int64_t> d, bool ceil) {
+Phase1 max_pool2d_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx,
+                        std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
+                        std::vector<int64_t> d, bool ceil) {
   Tensor tg(gy, ACL_FORMAT_NCHW, "grad_output"), tx(x, ACL_FORMAT_NCHW, "x"),
       ti(idx, ACL_FORMAT_NCHW, "indices"), tgx(gx, ACL_FORMAT_NCHW, "grad_input");
   POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &tgx);
@@ -138,11 +202,11 @@ Result max_pool2d_bwd(const Array &gy, const Array &x, const Array &idx, const A
     st = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, kk.a, ss.a, pp.a, dd.a, ceil,
                                                            tgx.t, &ws, &ex);
   }
-  return finish(st, ws, ex, aclnnMaxPool2dWithIndicesBackward);
+  return phase1_result(st, ws, ex, aclnnMaxPool2dWithIndicesBackward);
 }
 
-Result roi_fwd(const Array &x, const Array &rois, const Array &y, const Array &argmax, int64_t ph,
-               int64_t pw, float sh, float sw) {
+Phase1 roi_fwd_p1(const Array &x, const Array &rois, const Array &y, const Array &argmax, int64_t ph,
+                  int64_t pw, float sh, float sw) {
   Tensor tx(x, ACL_FORMAT_ND, "x"), tr(rois, ACL_FORMAT_ND, "rois"), ty(y, ACL_FORMAT_ND, "y"),
       ta(argmax, ACL_FORMAT_ND, "argmax");
   POOLGRAD_TENSORS_OK(&tx, &tr, &ty, &ta);
@@ -153,11 +217,11 @@ Result roi_fwd(const Array &x, const Array &rois, const Array &y, const Array &a
     nb::gil_scoped_release release;
     st = aclnnRoiPoolingWithArgMaxGetWorkspaceSize(tx.t, tr.t, ph, pw, sh, sw, ty.t, ta.t, &ws, &ex);
   }
-  return finish(st, ws, ex, aclnnRoiPoolingWithArgMax);
+  return phase1_result(st, ws, ex, aclnnRoiPoolingWithArgMax);
 }
 
-Result roi_bwd(const Array &gy, const Array &gx, const Array &rois, const Array &argmax, int64_t ph,
-               int64_t pw, double scale) {
+Phase1 roi_bwd_p1(const Array &gy, const Array &gx, const Array &rois, const Array &argmax, int64_t ph,
+                  int64_t pw, double scale) {
   Tensor tg(gy, ACL_FORMAT_ND, "grad_output"), tgx(gx, ACL_FORMAT_ND, "grad_input"),
       tr(rois, ACL_FORMAT_ND, "rois"), ta(argmax, ACL_FORMAT_ND, "argmax");
   POOLGRAD_TENSORS_OK(&tg, &tgx, &tr, &ta);
@@ -168,17 +232,51 @@ Result roi_bwd(const Array &gy, const Array &gx, const Array &rois, const Array 
     nb::gil_scoped_release release;
     st = aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(tg.t, tgx.t, tr.t, ta.t, ph, pw, scale, &ws, &ex);
   }
-  return finish(st, ws, ex, aclnnRoiPoolingGradWithArgMax);
+  return phase1_result(st, ws, ex, aclnnRoiPoolingGradWithArgMax);
 }
 
 }  // namespace
 
 NB_MODULE(_ext, m) {
   m.doc() = "poolgrad's C API for Python (internal: use the poolgrad package)";
-  m.def("max_pool2d_fwd", &max_pool2d_fwd);
-  m.def("max_pool2d_bwd", &max_pool2d_bwd);
-  m.def("roi_fwd", &roi_fwd);
-  m.def("roi_bwd", &roi_bwd);
+  // One call (phase 1 + phase 2) each, returning (status, message).
+  m.def("max_pool2d_fwd", [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
+                             std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
+                             bool ceil) { return finish(max_pool2d_fwd_p1(x, out, idx, k, s, p, d, ceil)); });
+  m.def("max_pool2d_bwd", [](const Array &gy, const Array &x, const Array &idx, const Array &gx,
+                             std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
+                             std::vector<int64_t> d, bool ceil) {
+    return finish(max_pool2d_bwd_p1(gy, x, idx, gx, k, s, p, d, ceil));
+  });
+  m.def("roi_fwd", [](const Array &x, const Array &rois, const Array &y, const Array &argmax, int64_t ph,
+                      int64_t pw, float sh, float sw) {
+    return finish(roi_fwd_p1(x, rois, y, argmax, ph, pw, sh, sw));
+  });
+  m.def("roi_bwd", [](const Array &gy, const Array &gx, const Array &rois, const Array &argmax, int64_t ph,
+                      int64_t pw, double scale) { return finish(roi_bwd_p1(gy, gx, rois, argmax, ph, pw, scale)); });
+  // The same calls prepared once (phase 1, a repeatable executor) and run as often as asked.
+  nb::class_<Prepared>(m, "Prepared")
+      .def("run", &Prepared::run)
+      .def_prop_ro("kernel", &Prepared::kernel)
+      .def_prop_ro("workspace_size", &Prepared::workspace_size);
+  m.def("prepare_max_pool2d_fwd", [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
+                                     std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
+                                     bool ceil) {
+    return new Prepared(max_pool2d_fwd_p1(x, out, idx, k, s, p, d, ceil), {x, out, idx});
+  });
+  m.def("prepare_max_pool2d_bwd", [](const Array &gy, const Array &x, const Array &idx, const Array &gx,
+                                     std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
+                                     std::vector<int64_t> d, bool ceil) {
+    return new Prepared(max_pool2d_bwd_p1(gy, x, idx, gx, k, s, p, d, ceil), {gy, x, idx, gx});
+  });
+  m.def("prepare_roi_fwd", [](const Array &x, const Array &rois, const Array &y, const Array &argmax, int64_t ph,
+                              int64_t pw, float sh, float sw) {
+    return new Prepared(roi_fwd_p1(x, rois, y, argmax, ph, pw, sh, sw), {x, rois, y, argmax});
+  });
+  m.def("prepare_roi_bwd", [](const Array &gy, const Array &gx, const Array &rois, const Array &argmax, int64_t ph,
+                              int64_t pw, double scale) {
+    return new Prepared(roi_bwd_p1(gy, gx, rois, argmax, ph, pw, scale), {gy, gx, rois, argmax});
+  });
   m.def("out_size", [](int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
     return poolgradPoolOutputSize(in, k, s, p, d, ceil);
   });

@@ -1,0 +1,50 @@
+"""bench/workloads.txt, the one workload list (the benchmark binary and bench/compare.py read it):
+every row parses into a call poolgrad accepts."""
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import poolgrad
+from poolgrad import _ext
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+import workloads  # noqa: E402
+
+
+def test_rows_parse_and_ids_are_unique():
+    ids = [r[0] for r in workloads.MAXPOOL + workloads.ROI]
+    assert len(ids) == len(set(ids)) == 15
+    assert ("resnet-stem", (32, 64, 112, 112), 3, 2, 1, False, 1, "float32", False) in workloads.MAXPOOL
+    assert ("chw-single", (None, 256, 128, 128), 2, 2, 0, False, 1, "float32", False) in workloads.MAXPOOL
+    assert ("fpn-p2", (2, 256, 200, 272), 512, 7, 0.25, "float32") in workloads.ROI
+
+
+def test_bad_rows_are_refused():
+    with pytest.raises(ValueError):
+        workloads.parse("maxpool", "x", "mb1ic1ih4iw4_kh2zz3")
+    with pytest.raises(ValueError):
+        workloads.parse("maxpool", "x", "mb1ic1ih4iw4_kh2_sideways")
+
+
+@pytest.mark.parametrize("row", workloads.MAXPOOL, ids=[r[0] for r in workloads.MAXPOOL])
+def test_maxpool_rows_are_valid_calls(row):
+    # The row's geometry on one channel of one image: phase 1 and 2 accept it.
+    _, (n, c, h, w), k, s, p, ceil, d, dtype, _ = row
+    ho, wo = _ext.out_size(h, k, s, p, d, ceil), _ext.out_size(w, k, s, p, d, ceil)
+    assert ho > 0 and wo > 0
+    x = np.random.default_rng(0).standard_normal((1, 1, h, w), dtype=np.float32)
+    out, idx = poolgrad.max_pool2d_with_indices(x, k, s, p, d, ceil)
+    assert out.shape == (1, 1, ho, wo)
+
+
+@pytest.mark.parametrize("row", workloads.ROI, ids=[r[0] for r in workloads.ROI])
+def test_roi_rows_are_valid_calls(row):
+    _, (n, c, h, w), r, pooled, scale, _ = row
+    assert 0 < scale <= 1 and r <= 1024
+    x = np.zeros((n, 2, h, w), np.float32)
+    rois = np.array([[0, 0, 0, w / scale - 1, h / scale - 1]], np.float32)
+    y, am = poolgrad.roi_pool_with_argmax(x, rois, pooled, scale)
+    assert y.shape == (1, 2, pooled, pooled)
