@@ -9,6 +9,7 @@
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "golden_reader.h"
 #include "maxpool_ref.h"
+#include "maxpool_tester.h"
 #include "test_util.h"
 
 using namespace pgtest;
@@ -374,204 +375,20 @@ TEST(MaxPoolBackwardContract, CannCases) {
 }
 
 // ---- numerics ---------------------------------------------------------------------------------
-struct Cfg {
-  int64_t n = 1, c = 1, h = 4, w = 4;
-  std::vector<int64_t> k{2}, s{}, p{0}, d{1};
-  bool ceil = false;
-  aclDataType dt = ACL_FLOAT, idt = ACL_INT64;
-  bool rank3 = false, nhwc = false;
-  int layout = 0;  // 0 contiguous, 1 the other memory order (channels-last under NCHW), 2 random
-};
-
-PoolRef ref_attrs(const Cfg &c) {
-  auto two = [](const std::vector<int64_t> &v, int64_t dflt0, int64_t dflt1, int i) {
-    if (v.empty()) return i == 0 ? dflt0 : dflt1;
-    return v.size() == 2 ? v[i] : v[0];
-  };
-  PoolRef a;
-  a.kh = two(c.k, 0, 0, 0);
-  a.kw = two(c.k, 0, 0, 1);
-  a.sh = two(c.s, a.kh, a.kw, 0);
-  a.sw = two(c.s, a.kh, a.kw, 1);
-  a.ph = two(c.p, 0, 0, 0);
-  a.pw = two(c.p, 0, 0, 1);
-  a.dh = two(c.d, 1, 1, 0);
-  a.dw = two(c.d, 1, 1, 1);
-  a.ceil = c.ceil;
-  return a;
+TEST(MaxPoolNumerics, FluentTesterCases) {
+  // Hand-picked cases through the tester: ceil mode with padding and threads, dilation with
+  // channels-last bf16, a rank-3 float16 input with random indices, a strided view.
+  MaxPoolTester().batch(2).channels(3).input(7, 9).kernel(3).stride(2).padding(1).ceil(true).threads(3).test();
+  MaxPoolTester().batch(2).channels(20).input(11, 10).kernel(3, 2).dilation(2, 1).nhwc(true).dtype(ACL_BF16).test();
+  MaxPoolTester().rank3(true).channels(4).input(9, 9).kernel(2).dtype(ACL_FLOAT16).index_dtype(ACL_INT32).indices(1).test();
+  MaxPoolTester().batch(3).channels(2).input(12, 13).kernel(2).stride(1).layout(2).seed(7).threads(2).test();
 }
 
-std::vector<int64_t> view_dims(const Cfg &c, int64_t h, int64_t w) {
-  std::vector<int64_t> d = c.nhwc ? std::vector<int64_t>{h, w, c.c} : std::vector<int64_t>{c.c, h, w};
-  if (!c.rank3) d.insert(d.begin(), c.n);
-  return d;
-}
-
-// Linear position in the view (row-major over view dims) of logical (n, c, h, w).
-int64_t vpos(const Cfg &c, int64_t h, int64_t w, int64_t n, int64_t ch, int64_t y, int64_t x) {
-  const int64_t inner = c.nhwc ? (y * w + x) * c.c + ch : (ch * h + y) * w + x;
-  return c.rank3 ? inner : n * c.c * h * w + inner;
-}
-
-HostTensor make(const Cfg &c, const std::vector<int64_t> &dims, aclDataType dt, std::mt19937 &rng) {
-  const aclFormat fmt = c.nhwc ? ACL_FORMAT_NHWC : ACL_FORMAT_NCHW;
-  if (c.layout == 0) return HostTensor(dims, dt, fmt);
-  std::vector<int> perm(dims.size());
-  std::iota(perm.begin(), perm.end(), 0);
-  if (c.layout == 1) {
-    // NCHW view with NHWC memory (PyTorch channels-last), or NHWC view with NCHW memory.
-    const int r = static_cast<int>(dims.size()), o = r == 4 ? 1 : 0;
-    if (c.nhwc) perm = r == 4 ? std::vector<int>{0, 3, 1, 2} : std::vector<int>{2, 0, 1};
-    else perm = r == 4 ? std::vector<int>{0, 2, 3, 1} : std::vector<int>{1, 2, 0};
-    (void)o;
-  } else {
-    std::shuffle(perm.begin(), perm.end(), rng);
-  }
-  const int64_t gap = c.layout == 2 ? static_cast<int64_t>(rng() % 3) : 0;
-  const int64_t off = c.layout == 2 ? static_cast<int64_t>(rng() % 5) : 0;
-  return make_strided(dims, perm, gap, off, dt, fmt);
-}
-
-// Runs forward then backward through the C API and compares with the naive reference.
-// indices: 0 the forward's, 1 random ones, 2 the forward's with, in every other plane, one index
-// moved to another position of the plane (or -1), and some gradients -0.0.
-void run_case(const Cfg &c, std::mt19937 &rng, int indices_mode) {
-  const bool random_indices = indices_mode == 1;
-  SCOPED_TRACE(testing::Message()
-               << "N=" << c.n << " C=" << c.c << " H=" << c.h << " W=" << c.w << " k="
-               << c.k[0] << (c.k.size() > 1 ? "," + std::to_string(c.k[1]) : "")
-               << " s=" << (c.s.empty() ? -1 : c.s[0]) << " p=" << c.p[0] << " d=" << c.d[0]
-               << " ceil=" << c.ceil << " dt=" << c.dt << " idt=" << c.idt
-               << " rank3=" << c.rank3 << " nhwc=" << c.nhwc << " layout=" << c.layout);
-  const PoolRef a = ref_attrs(c);
-  const int64_t ho = ref_out_size(c.h, a.kh, a.sh, a.ph, a.dh, c.ceil);
-  const int64_t wo = ref_out_size(c.w, a.kw, a.sw, a.pw, a.dw, c.ceil);
-  const int64_t planes = c.n * c.c;
-  HostTensor x = make(c, view_dims(c, c.h, c.w), c.dt, rng);
-  std::vector<float> xd(planes * c.h * c.w);
-  std::uniform_int_distribution<int> small(-3, 3);
-  for (int64_t pl = 0; pl < planes; ++pl)
-    for (int64_t i = 0; i < c.h * c.w; ++i) {
-      float v = static_cast<float>(small(rng)) * 0.5f;
-      const unsigned r = rng() % 40;
-      if (r == 0) v = std::nanf("");
-      if (r == 1) v = -INFINITY;
-      v = round_to(c.dt, v);
-      xd[pl * c.h * c.w + i] = v;
-      x.set(vpos(c, c.h, c.w, pl / c.c, pl % c.c, i / c.w, i % c.w), v);
-    }
-  IntArray k(c.k), s(c.s), p(c.p), d(c.d);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  if (ho <= 0 || wo <= 0) {
-    HostTensor out = make(c, view_dims(c, 1, 1), c.dt, rng), idx = make(c, view_dims(c, 1, 1), c.idt, rng);
-    EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, c.ceil, out.t(),
-                                                                idx.t(), &ws, &ex),
-                      ACLNN_ERR_PARAM_INVALID, kFwd, "output size must be > 0");
-    return;
-  }
-  HostTensor out = make(c, view_dims(c, ho, wo), c.dt, rng), idx = make(c, view_dims(c, ho, wo), c.idt, rng);
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, c.ceil, out.t(), idx.t(),
-                                                      &ws, &ex),
-            ACLNN_SUCCESS)
-      << last_msg();
-  ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
-  std::vector<float> rout;
-  std::vector<int64_t> ridx;
-  ref_forward(xd, planes, c.h, c.w, a, ho, wo, &rout, &ridx);
-  for (int64_t pl = 0; pl < planes; ++pl)
-    for (int64_t o = 0; o < ho * wo; ++o) {
-      const int64_t vp = vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo);
-      const float want = rout[pl * ho * wo + o], got = out.get(vp);
-      ASSERT_TRUE((std::isnan(want) && std::isnan(got)) || want == got)
-          << "out plane " << pl << " pos " << o << " want " << want << " got " << got;
-      ASSERT_EQ(idx.get_int(vp), ridx[pl * ho * wo + o]) << "indices plane " << pl << " pos " << o;
-    }
-  EXPECT_TRUE(out.outside_view_untouched());
-  EXPECT_TRUE(idx.outside_view_untouched());
-
-  // Backward with the forward's indices, or random ones (any position of the plane, and -1).
-  if (random_indices) {
-    std::uniform_int_distribution<int64_t> pos(-1, c.h * c.w - 1);
-    for (int64_t pl = 0; pl < planes; ++pl)
-      for (int64_t o = 0; o < ho * wo; ++o) {
-        ridx[pl * ho * wo + o] = pos(rng);
-        idx.set_int(vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo), ridx[pl * ho * wo + o]);
-      }
-  }
-  if (indices_mode == 2) {
-    std::uniform_int_distribution<int64_t> pos(-1, c.h * c.w - 1), out_pos(0, ho * wo - 1);
-    for (int64_t pl = 1; pl < planes; pl += 2) {
-      const int64_t o = out_pos(rng);
-      ridx[pl * ho * wo + o] = pos(rng);
-      idx.set_int(vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo), ridx[pl * ho * wo + o]);
-    }
-  }
-  HostTensor gy = make(c, view_dims(c, ho, wo), c.dt, rng);
-  std::vector<float> gyd(planes * ho * wo);
-  std::normal_distribution<float> nd;
-  for (int64_t pl = 0; pl < planes; ++pl)
-    for (int64_t o = 0; o < ho * wo; ++o) {
-      const float v = indices_mode == 2 && rng() % 16 == 0 ? -0.0f : round_to(c.dt, nd(rng));
-      gyd[pl * ho * wo + o] = v;
-      gy.set(vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo), v);
-    }
-  HostTensor gx = make(c, view_dims(c, c.h, c.w), c.dt, rng);
-  for (int64_t i = 0; i < gx.numel(); ++i) gx.set(i, 777.0f);  // must be overwritten
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
-                                                              c.ceil, gx.t(), &ws, &ex),
-            ACLNN_SUCCESS)
-      << last_msg();
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
-  const std::vector<float> rgx = ref_backward(gyd, ridx, planes, c.h, c.w, ho, wo);
-  for (int64_t pl = 0; pl < planes; ++pl)
-    for (int64_t i = 0; i < c.h * c.w; ++i) {
-      const float want = round_to(c.dt, rgx[pl * c.h * c.w + i]);
-      const float got = gx.get(vpos(c, c.h, c.w, pl / c.c, pl % c.c, i / c.w, i % c.w));
-      ASSERT_EQ(want, got) << "gradInput plane " << pl << " pos " << i;
-      ASSERT_EQ(std::signbit(want), std::signbit(got)) << "gradInput plane " << pl << " pos " << i;
-    }
-  EXPECT_TRUE(gx.outside_view_untouched());
-}
-
-Cfg random_cfg(std::mt19937 &rng) {
-  auto u = [&](int lo, int hi) { return static_cast<int64_t>(lo + rng() % (hi - lo + 1)); };
-  Cfg c;
-  c.n = u(0, 9) == 0 ? 0 : u(1, 3);
-  c.c = u(1, 4);
-  c.h = u(1, 12);
-  c.w = u(1, 12);
-  const int64_t kh = u(1, 4), kw = u(1, 4);
-  c.k = u(0, 1) ? std::vector<int64_t>{kh} : std::vector<int64_t>{kh, kw};
-  const int64_t kmin_h = c.k[0], kmin_w = c.k.size() == 2 ? c.k[1] : c.k[0];
-  switch (u(0, 2)) {
-    case 0: c.s = {}; break;
-    case 1: c.s = {u(1, 3)}; break;
-    default: c.s = {u(1, 3), u(1, 3)};
-  }
-  if (u(0, 1)) {
-    c.p = {u(0, std::min(kmin_h, kmin_w) / 2)};
-  } else {
-    c.p = {u(0, kmin_h / 2), u(0, kmin_w / 2)};
-  }
-  c.d = u(0, 2) ? std::vector<int64_t>{1} : std::vector<int64_t>{u(1, 3), u(1, 3)};
-  c.ceil = u(0, 1);
-  const aclDataType dts[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-  c.dt = dts[u(0, 2)];
-  c.idt = u(0, 1) ? ACL_INT32 : ACL_INT64;
-  c.rank3 = u(0, 3) == 0;
-  if (c.rank3 && c.n == 0) c.n = 1;
-  if (c.rank3) c.n = 1;
-  c.nhwc = u(0, 2) == 0;
-  c.layout = static_cast<int>(u(0, 2));
-  return c;
-}
 
 TEST(MaxPoolNumerics, RandomAgainstNaiveReference) {
   std::mt19937 rng(20261202);
   for (int i = 0; i < 400; ++i) {
-    Cfg c = random_cfg(rng);
-    run_case(c, rng, /*indices_mode=*/i % 4 == 3 ? 1 : 0);
+    MaxPoolTester(random_cfg(rng)).indices(i % 4 == 3 ? 1 : 0).seed(rng()).test();
     if (HasFatalFailure()) return;
   }
 }
