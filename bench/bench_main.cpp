@@ -7,22 +7,22 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
-#include <set>
-#include <sstream>
-#include <cstring>
 #include <memory>
 #include <random>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "acl/acl.h"
-#include "poolgrad/poolgrad.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
 #include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
+#include "poolgrad/poolgrad.h"
 
 namespace {
 
@@ -33,7 +33,9 @@ struct Buf {
   ~Buf() { aclrtFree(p); }
 };
 
-size_t esize(aclDataType t) { return aclDataTypeSize(t); }
+size_t esize(aclDataType t) {
+  return aclDataTypeSize(t);
+}
 
 struct T {
   std::unique_ptr<Buf> buf;
@@ -165,15 +167,19 @@ bool load_workloads(const char *path, std::vector<MaxRow> *maxrows, std::vector<
     std::string kind, id, spec;
     if (!(ls >> kind >> id >> spec)) continue;
     Spec sp = parse_spec(spec);
-    auto get = [&](const char *k, double d) { return static_cast<int64_t>(sp.v.count(k) ? sp.v[k] : d); };
-    const aclDataType dt = sp.flags.count("f16") ? ACL_FLOAT16 : sp.flags.count("bf16") ? ACL_BF16 : ACL_FLOAT;
+    auto get = [&](const char *k, double d) {
+      return static_cast<int64_t>(sp.v.count(k) ? sp.v[k] : d);
+    };
+    const aclDataType dt = sp.flags.count("f16")    ? ACL_FLOAT16
+                           : sp.flags.count("bf16") ? ACL_BF16
+                                                    : ACL_FLOAT;
     if (kind == "maxpool")
-      maxrows->push_back({id, get("mb", 1), get("ic", 0), get("ih", 0), get("iw", 0), get("kh", 1), get("sh", 1),
-                          get("ph", 0), get("dh", 1), sp.flags.count("ceil") > 0, dt, sp.flags.count("nhwc") > 0,
-                          sp.v.count("mb") == 0});
+      maxrows->push_back({id, get("mb", 1), get("ic", 0), get("ih", 0), get("iw", 0), get("kh", 1),
+                          get("sh", 1), get("ph", 0), get("dh", 1), sp.flags.count("ceil") > 0, dt,
+                          sp.flags.count("nhwc") > 0, sp.v.count("mb") == 0});
     else if (kind == "roi")
-      roirows->push_back({id, get("mb", 1), get("ic", 0), get("ih", 0), get("iw", 0), get("r", 0), get("p", 1),
-                          static_cast<float>(sp.v["s"]), dt});
+      roirows->push_back({id, get("mb", 1), get("ic", 0), get("ih", 0), get("iw", 0), get("r", 0),
+                          get("p", 1), static_cast<float>(sp.v["s"]), dt});
   }
   return true;
 }
@@ -187,23 +193,29 @@ std::vector<int64_t> shape(const MaxRow &r, int64_t h, int64_t w) {
   return {r.n, r.c, h, w};
 }
 
-void maxpool(benchmark::State &state, const MaxRow &r, bool backward, aclDataType idt, bool with_phase1) {
+void maxpool(benchmark::State &state, const MaxRow &r, bool backward, aclDataType idt,
+             bool with_phase1) {
   std::mt19937 rng(0);
-  const int64_t ho = out_size(r.h, r.k, r.s, r.p, r.d, r.ceil), wo = out_size(r.w, r.k, r.s, r.p, r.d, r.ceil);
-  T x(shape(r, r.h, r.w), r.dt, ACL_FORMAT_NCHW, r.nhwc), out(shape(r, ho, wo), r.dt, ACL_FORMAT_NCHW, r.nhwc),
-      idx(shape(r, ho, wo), idt, ACL_FORMAT_NCHW, r.nhwc), gy(shape(r, ho, wo), r.dt, ACL_FORMAT_NCHW, r.nhwc),
+  const int64_t ho = out_size(r.h, r.k, r.s, r.p, r.d, r.ceil),
+                wo = out_size(r.w, r.k, r.s, r.p, r.d, r.ceil);
+  T x(shape(r, r.h, r.w), r.dt, ACL_FORMAT_NCHW, r.nhwc),
+      out(shape(r, ho, wo), r.dt, ACL_FORMAT_NCHW, r.nhwc),
+      idx(shape(r, ho, wo), idt, ACL_FORMAT_NCHW, r.nhwc),
+      gy(shape(r, ho, wo), r.dt, ACL_FORMAT_NCHW, r.nhwc),
       gx(shape(r, r.h, r.w), r.dt, ACL_FORMAT_NCHW, r.nhwc);
   x.fill_random(rng);
   gy.fill_random(rng);
   IA k({r.k}), s({r.s}), p({r.p}), d({r.d});
   uint64_t ws;
   aclOpExecutor *ex;
-  aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t, k.a, s.a, p.a, d.a, r.ceil, out.t, idx.t, &ws, &ex);
+  aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t, k.a, s.a, p.a, d.a, r.ceil, out.t, idx.t, &ws,
+                                            &ex);
   aclnnMaxPool2dWithIndices(workspace(ws), ws, ex, nullptr);
   auto phase1 = [&](aclOpExecutor **e) {
-    return backward ? aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t, x.t, idx.t, k.a, s.a, p.a, d.a, r.ceil,
-                                                                         gx.t, &ws, e)
-                    : aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t, k.a, s.a, p.a, d.a, r.ceil, out.t, idx.t, &ws, e);
+    return backward ? aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
+                          gy.t, x.t, idx.t, k.a, s.a, p.a, d.a, r.ceil, gx.t, &ws, e)
+                    : aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t, k.a, s.a, p.a, d.a, r.ceil,
+                                                                out.t, idx.t, &ws, e);
   };
   auto phase2 = [&](aclOpExecutor *e) {
     return backward ? aclnnMaxPool2dWithIndicesBackward(workspace(ws), ws, e, nullptr)
@@ -220,7 +232,8 @@ void roi(benchmark::State &state, const RoiRow &w, bool backward, bool with_phas
   T x({w.n, w.c, w.h, w.w}, w.dt, ACL_FORMAT_ND), rois({w.r, 5}, w.dt, ACL_FORMAT_ND),
       y({w.r, w.c, w.pooled, w.pooled}, w.dt, ACL_FORMAT_ND),
       am({w.r, w.c, w.pooled, w.pooled}, ACL_INT32, ACL_FORMAT_ND),
-      gy({w.r, w.c, w.pooled, w.pooled}, w.dt, ACL_FORMAT_ND), gx({w.n, w.c, w.h, w.w}, w.dt, ACL_FORMAT_ND);
+      gy({w.r, w.c, w.pooled, w.pooled}, w.dt, ACL_FORMAT_ND),
+      gx({w.n, w.c, w.h, w.w}, w.dt, ACL_FORMAT_ND);
   x.fill_random(rng);
   gy.fill_random(rng);
   const float img_w = w.w / w.scale, img_h = w.h / w.scale;
@@ -233,19 +246,22 @@ void roi(benchmark::State &state, const RoiRow &w, bool backward, bool with_phas
     row[3] = std::fmin(row[1] + 16 + u01(rng) * 384, img_w - 1);
     row[4] = std::fmin(row[2] + 16 + u01(rng) * 384, img_h - 1);
     for (int j = 0; j < 5; ++j) {
-      if (w.dt == ACL_FLOAT) static_cast<float *>(rois.buf->p)[r * 5 + j] = row[j];
-      else static_cast<uint16_t *>(rois.buf->p)[r * 5 + j] = aclFloatToFloat16(row[j]);
+      if (w.dt == ACL_FLOAT)
+        static_cast<float *>(rois.buf->p)[r * 5 + j] = row[j];
+      else
+        static_cast<uint16_t *>(rois.buf->p)[r * 5 + j] = aclFloatToFloat16(row[j]);
     }
   }
   uint64_t ws;
   aclOpExecutor *ex;
-  aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t, rois.t, w.pooled, w.pooled, w.scale, w.scale, y.t, am.t, &ws, &ex);
+  aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t, rois.t, w.pooled, w.pooled, w.scale, w.scale, y.t,
+                                            am.t, &ws, &ex);
   aclnnRoiPoolingWithArgMax(workspace(ws), ws, ex, nullptr);
   auto phase1 = [&](aclOpExecutor **e) {
-    return backward ? aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t, gx.t, rois.t, am.t, w.pooled, w.pooled,
-                                                                     w.scale, &ws, e)
-                    : aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t, rois.t, w.pooled, w.pooled, w.scale, w.scale,
-                                                                y.t, am.t, &ws, e);
+    return backward ? aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
+                          gy.t, gx.t, rois.t, am.t, w.pooled, w.pooled, w.scale, &ws, e)
+                    : aclnnRoiPoolingWithArgMaxGetWorkspaceSize(
+                          x.t, rois.t, w.pooled, w.pooled, w.scale, w.scale, y.t, am.t, &ws, e);
   };
   auto phase2 = [&](aclOpExecutor *e) {
     return backward ? aclnnRoiPoolingGradWithArgMax(workspace(ws), ws, e, nullptr)
@@ -261,7 +277,8 @@ void roi(benchmark::State &state, const RoiRow &w, bool backward, bool with_phas
 
 int main(int argc, char **argv) {
   // POOLGRAD_WORKLOADS overrides the list compiled in (the source tree's bench/workloads.txt).
-  const char *path = std::getenv("POOLGRAD_WORKLOADS") ? std::getenv("POOLGRAD_WORKLOADS") : POOLGRAD_WORKLOADS_FILE;
+  const char *path = std::getenv("POOLGRAD_WORKLOADS") ? std::getenv("POOLGRAD_WORKLOADS")
+                                                       : POOLGRAD_WORKLOADS_FILE;
   std::vector<MaxRow> kMax;
   std::vector<RoiRow> kRoi;
   if (!load_workloads(path, &kMax, &kRoi)) {
@@ -273,25 +290,31 @@ int main(int argc, char **argv) {
       const std::string it = idt == ACL_INT32 ? "int32" : "int64";
       for (bool p1 : {false, true}) {
         const std::string ph = p1 ? "phase1+2" : "phase2";
-        benchmark::RegisterBenchmark(("maxpool_backward/" + r.id + "/" + it + "/" + ph).c_str(),
-                                     [r, idt, p1](benchmark::State &s) { maxpool(s, r, true, idt, p1); })
-            ->Unit(benchmark::kMillisecond)->UseRealTime();
+        benchmark::RegisterBenchmark(
+            ("maxpool_backward/" + r.id + "/" + it + "/" + ph).c_str(),
+            [r, idt, p1](benchmark::State &s) { maxpool(s, r, true, idt, p1); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
       }
     }
-    benchmark::RegisterBenchmark(("maxpool_forward/" + r.id + "/int64/phase2").c_str(),
-                                 [r](benchmark::State &s) { maxpool(s, r, false, ACL_INT64, false); })
-        ->Unit(benchmark::kMillisecond)->UseRealTime();
+    benchmark::RegisterBenchmark(
+        ("maxpool_forward/" + r.id + "/int64/phase2").c_str(),
+        [r](benchmark::State &s) { maxpool(s, r, false, ACL_INT64, false); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
   }
   for (const RoiRow &w : kRoi) {
     for (bool p1 : {false, true}) {
       const std::string ph = p1 ? "phase1+2" : "phase2";
       benchmark::RegisterBenchmark(("roi_backward/" + w.id + "/" + ph).c_str(),
                                    [w, p1](benchmark::State &s) { roi(s, w, true, p1); })
-          ->Unit(benchmark::kMillisecond)->UseRealTime();
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
     }
     benchmark::RegisterBenchmark(("roi_forward/" + w.id + "/phase2").c_str(),
                                  [w](benchmark::State &s) { roi(s, w, false, false); })
-        ->Unit(benchmark::kMillisecond)->UseRealTime();
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

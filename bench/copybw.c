@@ -1,7 +1,7 @@
 /* STREAM-style copy bandwidth with OpenMP, measured in the same process as the kernels. */
 #include <omp.h>
-#include <stdlib.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Best-of-reps copy bandwidth in GB/s (bytes read + bytes written), over arrays of `bytes`. */

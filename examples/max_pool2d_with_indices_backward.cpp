@@ -52,20 +52,24 @@ int main() {
   void *workspaceAddr = nullptr;
   if (workspaceSize > 0) {
     ret = aclrtMalloc(&workspaceAddr, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret); return ret);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret);
+              return ret);
   }
   ret = aclnnMaxPool2dWithIndices(workspaceAddr, workspaceSize, executor, stream);
-  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnMaxPool2dWithIndices failed. ERROR: %d\n", ret); return ret);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnMaxPool2dWithIndices failed. ERROR: %d\n", ret);
+            return ret);
   ret = aclrtSynchronizeStream(stream);
-  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret); return ret);
+  CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtSynchronizeStream failed. ERROR: %d\n", ret);
+            return ret);
   ret = aclrtMemcpy(indicesHost.data(), indicesHost.size() * sizeof(int32_t), indicesAddr,
                     indicesHost.size() * sizeof(int32_t), ACL_MEMCPY_DEVICE_TO_HOST);
   CHECK_RET(ret == ACL_SUCCESS, return ret);
-  for (size_t i = 0; i < indicesHost.size(); i++) LOG_PRINT("indices[%zu] is: %d\n", i, indicesHost[i]);
+  for (size_t i = 0; i < indicesHost.size(); i++)
+    LOG_PRINT("indices[%zu] is: %d\n", i, indicesHost[i]);
 
   ret = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gradOut, self, indices, kernelSize,
-                                                          stride, padding, dilation, false,
-                                                          gradIn, &workspaceSize, &executor);
+                                                          stride, padding, dilation, false, gradIn,
+                                                          &workspaceSize, &executor);
   CHECK_RET(ret == ACL_SUCCESS,
             LOG_PRINT("aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize failed. ERROR: %d\n", ret);
             return ret);
@@ -73,17 +77,20 @@ int main() {
   void *bwdWorkspaceAddr = nullptr;
   if (workspaceSize > 0) {
     ret = aclrtMalloc(&bwdWorkspaceAddr, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
-    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret); return ret);
+    CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("allocate workspace failed. ERROR: %d\n", ret);
+              return ret);
   }
   ret = aclnnMaxPool2dWithIndicesBackward(bwdWorkspaceAddr, workspaceSize, executor, stream);
   CHECK_RET(ret == ACL_SUCCESS,
-            LOG_PRINT("aclnnMaxPool2dWithIndicesBackward failed. ERROR: %d\n", ret); return ret);
+            LOG_PRINT("aclnnMaxPool2dWithIndicesBackward failed. ERROR: %d\n", ret);
+            return ret);
   ret = aclrtSynchronizeStream(stream);
   CHECK_RET(ret == ACL_SUCCESS, return ret);
   ret = aclrtMemcpy(gradInHost.data(), gradInHost.size() * sizeof(float), gradInAddr,
                     gradInHost.size() * sizeof(float), ACL_MEMCPY_DEVICE_TO_HOST);
   CHECK_RET(ret == ACL_SUCCESS, return ret);
-  for (size_t i = 0; i < gradInHost.size(); i++) LOG_PRINT("result[%zu] is: %f\n", i, gradInHost[i]);
+  for (size_t i = 0; i < gradInHost.size(); i++)
+    LOG_PRINT("result[%zu] is: %f\n", i, gradInHost[i]);
 
   aclDestroyTensor(self);
   aclDestroyTensor(out);

@@ -53,7 +53,8 @@ int main() {
   ret = aclrtMemcpy(argmaxHost.data(), 4 * sizeof(int32_t), argmaxAddr, 4 * sizeof(int32_t),
                     ACL_MEMCPY_DEVICE_TO_HOST);
   CHECK_RET(ret == ACL_SUCCESS, return ret);
-  for (int i = 0; i < 4; i++) LOG_PRINT("y[%d] is: %f, argmax[%d] is: %d\n", i, yHost[i], i, argmaxHost[i]);
+  for (int i = 0; i < 4; i++)
+    LOG_PRINT("y[%d] is: %f, argmax[%d] is: %d\n", i, yHost[i], i, argmaxHost[i]);
 
   aclDestroyTensor(x);
   aclDestroyTensor(rois);

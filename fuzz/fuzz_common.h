@@ -30,12 +30,18 @@ struct Reader {
   int64_t huge() { return int64_t(1) << small(20, 62); }
   float f32() {
     switch (pick(16)) {
-      case 0: return std::numeric_limits<float>::quiet_NaN();
-      case 1: return std::numeric_limits<float>::infinity();
-      case 2: return -std::numeric_limits<float>::infinity();
-      case 3: return 1e30f;
-      case 4: return -0.0f;
-      default: return static_cast<float>(static_cast<int8_t>(u8())) / 8.0f;
+      case 0:
+        return std::numeric_limits<float>::quiet_NaN();
+      case 1:
+        return std::numeric_limits<float>::infinity();
+      case 2:
+        return -std::numeric_limits<float>::infinity();
+      case 3:
+        return 1e30f;
+      case 4:
+        return -0.0f;
+      default:
+        return static_cast<float>(static_cast<int8_t>(u8())) / 8.0f;
     }
   }
 };
@@ -111,7 +117,8 @@ constexpr uint64_t kMaxRunWorkspace = uint64_t(1) << 26;
 // or a negative stride, with an offset; the storage is exactly what the view needs (sometimes one
 // element short, which aclCreateTensor must refuse). Views of more than kMaxRunElements are
 // zero-stride views of one element.
-inline std::unique_ptr<Tensor> make(Reader &r, std::vector<int64_t> dims, aclDataType dt, aclFormat fmt) {
+inline std::unique_ptr<Tensor> make(Reader &r, std::vector<int64_t> dims, aclDataType dt,
+                                    aclFormat fmt) {
   auto t = std::make_unique<Tensor>();
   t->dims = dims;
   t->dt = dt;
@@ -130,7 +137,8 @@ inline std::unique_ptr<Tensor> make(Reader &r, std::vector<int64_t> dims, aclDat
     t->bytes = static_cast<size_t>(storage * esize(dt));
     t->buf.reset(new uint8_t[t->bytes]);
     std::memset(t->buf.get(), 0x5a, t->bytes);
-    t->t = aclCreateTensor(dims.data(), nd, dt, t->strides.data(), t->offset, fmt, &storage, 1, t->buf.get());
+    t->t = aclCreateTensor(dims.data(), nd, dt, t->strides.data(), t->offset, fmt, &storage, 1,
+                           t->buf.get());
     if (!t->t) aclGetRecentErrMsg();
     return t;
   }
@@ -156,7 +164,10 @@ inline std::unique_ptr<Tensor> make(Reader &r, std::vector<int64_t> dims, aclDat
   }
   for (size_t i = 0; i < nd && !empty; ++i) {
     const int64_t span = (dims[i] - 1) * t->strides[i];
-    if (span > 0) hi += span; else lo += span;
+    if (span > 0)
+      hi += span;
+    else
+      lo += span;
   }
   t->offset = -lo + r.small(0, 2);
   int64_t storage = empty ? 0 : t->offset + hi + 1;
@@ -171,12 +182,14 @@ inline std::unique_ptr<Tensor> make(Reader &r, std::vector<int64_t> dims, aclDat
 }
 
 inline aclDataType float_dtype(Reader &r) {
-  static const aclDataType k[] = {ACL_FLOAT, ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_INT32, ACL_DOUBLE, ACL_INT8};
+  static const aclDataType k[] = {ACL_FLOAT, ACL_FLOAT, ACL_FLOAT16, ACL_BF16,
+                                  ACL_FLOAT, ACL_INT32, ACL_DOUBLE,  ACL_INT8};
   return k[r.pick(8)];
 }
 inline aclFormat format(Reader &r) {
-  static const aclFormat k[] = {ACL_FORMAT_NCHW, ACL_FORMAT_NCHW, ACL_FORMAT_ND, ACL_FORMAT_NHWC,
-                                ACL_FORMAT_NCL, ACL_FORMAT_FRACTAL_Z, ACL_FORMAT_NC1HWC0, ACL_FORMAT_HWCN};
+  static const aclFormat k[] = {ACL_FORMAT_NCHW,    ACL_FORMAT_NCHW, ACL_FORMAT_ND,
+                                ACL_FORMAT_NHWC,    ACL_FORMAT_NCL,  ACL_FORMAT_FRACTAL_Z,
+                                ACL_FORMAT_NC1HWC0, ACL_FORMAT_HWCN};
   return k[r.pick(8)];
 }
 inline std::vector<int64_t> int_array(Reader &r) {
@@ -188,12 +201,18 @@ inline std::vector<int64_t> int_array(Reader &r) {
 // A value for an index tensor: mostly valid positions, sometimes -1 or out of range.
 inline int64_t index_value(Reader &r, int64_t hw) {
   switch (r.pick(12)) {
-    case 0: return -1;
-    case 1: return hw;
-    case 2: return -2;
-    case 3: return std::numeric_limits<int32_t>::max();
-    case 4: return std::numeric_limits<int64_t>::min();
-    default: return hw > 0 ? r.u8() % hw : 0;
+    case 0:
+      return -1;
+    case 1:
+      return hw;
+    case 2:
+      return -2;
+    case 3:
+      return std::numeric_limits<int32_t>::max();
+    case 4:
+      return std::numeric_limits<int64_t>::min();
+    default:
+      return hw > 0 ? r.u8() % hw : 0;
   }
 }
 

@@ -16,13 +16,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // Now and then planes far beyond memory (zero-stride views): phase 1's size arithmetic.
   const bool huge = r.pick(24) == 0;
   const int64_t n = r.small(0, 3), c = r.small(0, 4);
-  const int64_t h = huge ? r.huge() : r.small(0, 9), w = huge && r.pick(2) ? r.huge() : r.small(0, 9);
-  std::vector<int64_t> k = fz::int_array(r), s = fz::int_array(r), p = fz::int_array(r), d = fz::int_array(r);
+  const int64_t h = huge ? r.huge() : r.small(0, 9),
+                w = huge && r.pick(2) ? r.huge() : r.small(0, 9);
+  std::vector<int64_t> k = fz::int_array(r), s = fz::int_array(r), p = fz::int_array(r),
+                       d = fz::int_array(r);
   if (r.pick(3) == 0) s.clear();
   const bool ceil = r.u8() & 1;
   const bool nhwc = fmt == ACL_FORMAT_NHWC;
   auto shape = [&](int64_t hh, int64_t ww) {
-    std::vector<int64_t> v = nhwc ? std::vector<int64_t>{hh, ww, c} : std::vector<int64_t>{c, hh, ww};
+    std::vector<int64_t> v =
+        nhwc ? std::vector<int64_t>{hh, ww, c} : std::vector<int64_t>{c, hh, ww};
     if (rank >= 4) v.insert(v.begin(), n);
     if (rank == 5) v.insert(v.begin(), 1);
     if (rank == 2) v.erase(v.begin());
@@ -31,37 +34,47 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   auto pair = [](const std::vector<int64_t> &v, int i, int64_t dflt) {
     return v.empty() ? dflt : v[v.size() == 2 ? i : 0];
   };
-  int64_t ho = poolgradPoolOutputSize(h, pair(k, 0, 1), pair(s, 0, pair(k, 0, 1)), pair(p, 0, 0), pair(d, 0, 1), ceil);
-  int64_t wo = poolgradPoolOutputSize(w, pair(k, 1, 1), pair(s, 1, pair(k, 1, 1)), pair(p, 1, 0), pair(d, 1, 1), ceil);
+  int64_t ho = poolgradPoolOutputSize(h, pair(k, 0, 1), pair(s, 0, pair(k, 0, 1)), pair(p, 0, 0),
+                                      pair(d, 0, 1), ceil);
+  int64_t wo = poolgradPoolOutputSize(w, pair(k, 1, 1), pair(s, 1, pair(k, 1, 1)), pair(p, 1, 0),
+                                      pair(d, 1, 1), ceil);
   ho = std::max<int64_t>(huge ? ho : std::min<int64_t>(ho, 16), 0) + (r.pick(16) == 0 ? 1 : 0);
   wo = std::max<int64_t>(huge ? wo : std::min<int64_t>(wo, 16), 0);
   auto x = fz::make(r, shape(h, w), dt, fmt);
-  aclIntArray *ka = aclCreateIntArray(k.data(), k.size()), *sa = aclCreateIntArray(s.data(), s.size()),
-              *pa = aclCreateIntArray(p.data(), p.size()), *da = aclCreateIntArray(d.data(), d.size());
+  aclIntArray *ka = aclCreateIntArray(k.data(), k.size()),
+              *sa = aclCreateIntArray(s.data(), s.size()),
+              *pa = aclCreateIntArray(p.data(), p.size()),
+              *da = aclCreateIntArray(d.data(), d.size());
   const int64_t hw = huge ? INT64_MAX : h * w;
   if (FUZZ_BACKWARD) {
     auto gy = fz::make(r, shape(ho, wo), r.pick(8) ? dt : fz::float_dtype(r), fmt);
     auto idx = fz::make(r, shape(ho, wo), idt, r.pick(8) ? fmt : fz::format(r));
     auto gx = fz::make(r, shape(h, w), dt, fmt);
-    if (gy->t) for (int64_t i = 0; i < gy->fill_n(); ++i) gy->set_float(i, r.f32());
-    if (idx->t) for (int64_t i = 0; i < idx->fill_n(); ++i) idx->set_int(i, fz::index_value(r, hw));
+    if (gy->t)
+      for (int64_t i = 0; i < gy->fill_n(); ++i) gy->set_float(i, r.f32());
+    if (idx->t)
+      for (int64_t i = 0; i < idx->fill_n(); ++i) idx->set_int(i, fz::index_value(r, hw));
     fz::run(
         [&](uint64_t *ws, aclOpExecutor **ex) {
-          return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy->t, x->t, idx->t, ka, sa, pa, da, ceil,
-                                                                   gx->t, ws, ex);
+          return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy->t, x->t, idx->t, ka, sa, pa,
+                                                                   da, ceil, gx->t, ws, ex);
         },
         [&](void *wsp, uint64_t ws, aclOpExecutor *ex) {
           return aclnnMaxPool2dWithIndicesBackward(wsp, ws, ex, nullptr);
         });
   } else {
-    if (x->t) for (int64_t i = 0; i < x->fill_n(); ++i) x->set_float(i, r.f32());
+    if (x->t)
+      for (int64_t i = 0; i < x->fill_n(); ++i) x->set_float(i, r.f32());
     auto out = fz::make(r, shape(ho, wo), r.pick(8) ? dt : fz::float_dtype(r), fmt);
     auto idx = fz::make(r, shape(ho, wo), idt, fmt);
     fz::run(
         [&](uint64_t *ws, aclOpExecutor **ex) {
-          return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x->t, ka, sa, pa, da, ceil, out->t, idx->t, ws, ex);
+          return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x->t, ka, sa, pa, da, ceil, out->t,
+                                                           idx->t, ws, ex);
         },
-        [&](void *wsp, uint64_t ws, aclOpExecutor *ex) { return aclnnMaxPool2dWithIndices(wsp, ws, ex, nullptr); });
+        [&](void *wsp, uint64_t ws, aclOpExecutor *ex) {
+          return aclnnMaxPool2dWithIndices(wsp, ws, ex, nullptr);
+        });
   }
   aclDestroyIntArray(ka);
   aclDestroyIntArray(sa);

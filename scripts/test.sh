@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Runs every test: the C++ suite (Release), the same suite under AddressSanitizer +
-# UndefinedBehaviorSanitizer and under ThreadSanitizer, the examples under valgrind, and the
-# Python package's pytest suite. Fuzzing is scripts/fuzz.sh.
+# Runs every test: clang-format, the C++ suite (Release), the same suite under AddressSanitizer +
+# UndefinedBehaviorSanitizer and under ThreadSanitizer, the examples under valgrind, every CMake
+# option combination configured, and the Python package's pytest suite. Fuzzing is scripts/fuzz.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/deps.sh"
 jobs=$(nproc)
+
+echo "== clang-format"
+bash "$root/scripts/check-format.sh"
 
 echo "== C++ tests (Release)"
 cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -38,5 +41,6 @@ fi
 
 echo "== Python package (pip install . into .venv, then pytest)"
 bash "$root/scripts/venv.sh"
+bash "$root/scripts/check-configure.sh"
 "$root/.venv/bin/pip" install --quiet --no-build-isolation "$root"
 (cd "$root/python/tests" && PATH="$root/.venv/bin:$PATH" "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider .)

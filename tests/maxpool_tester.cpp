@@ -18,7 +18,6 @@ namespace {
 
 const char *kFwd = "aclnnMaxPool2dWithIndices";
 
-
 PoolRef ref_attrs(const Cfg &c) {
   auto two = [](const std::vector<int64_t> &v, int64_t dflt0, int64_t dflt1, int i) {
     if (v.empty()) return i == 0 ? dflt0 : dflt1;
@@ -38,7 +37,8 @@ PoolRef ref_attrs(const Cfg &c) {
 }
 
 std::vector<int64_t> view_dims(const Cfg &c, int64_t h, int64_t w) {
-  std::vector<int64_t> d = c.nhwc ? std::vector<int64_t>{h, w, c.c} : std::vector<int64_t>{c.c, h, w};
+  std::vector<int64_t> d =
+      c.nhwc ? std::vector<int64_t>{h, w, c.c} : std::vector<int64_t>{c.c, h, w};
   if (!c.rank3) d.insert(d.begin(), c.n);
   return d;
 }
@@ -57,8 +57,10 @@ HostTensor make(const Cfg &c, const std::vector<int64_t> &dims, aclDataType dt, 
   if (c.layout == 1) {
     // NCHW view with NHWC memory (PyTorch channels-last), or NHWC view with NCHW memory.
     const int r = static_cast<int>(dims.size()), o = r == 4 ? 1 : 0;
-    if (c.nhwc) perm = r == 4 ? std::vector<int>{0, 3, 1, 2} : std::vector<int>{2, 0, 1};
-    else perm = r == 4 ? std::vector<int>{0, 2, 3, 1} : std::vector<int>{1, 2, 0};
+    if (c.nhwc)
+      perm = r == 4 ? std::vector<int>{0, 3, 1, 2} : std::vector<int>{2, 0, 1};
+    else
+      perm = r == 4 ? std::vector<int>{0, 2, 3, 1} : std::vector<int>{1, 2, 0};
     (void)o;
   } else {
     std::shuffle(perm.begin(), perm.end(), rng);
@@ -72,12 +74,13 @@ HostTensor make(const Cfg &c, const std::vector<int64_t> &dims, aclDataType dt, 
 
 void run_case(const Cfg &c, std::mt19937 &rng, int indices_mode) {
   const bool random_indices = indices_mode == 1;
-  SCOPED_TRACE(testing::Message()
-               << "N=" << c.n << " C=" << c.c << " H=" << c.h << " W=" << c.w << " k="
-               << c.k[0] << (c.k.size() > 1 ? "," + std::to_string(c.k[1]) : "")
-               << " s=" << (c.s.empty() ? -1 : c.s[0]) << " p=" << c.p[0] << " d=" << c.d[0]
-               << " ceil=" << c.ceil << " dt=" << c.dt << " idt=" << c.idt
-               << " rank3=" << c.rank3 << " nhwc=" << c.nhwc << " layout=" << c.layout);
+  SCOPED_TRACE(testing::Message() << "N=" << c.n << " C=" << c.c << " H=" << c.h << " W=" << c.w
+                                  << " k=" << c.k[0]
+                                  << (c.k.size() > 1 ? "," + std::to_string(c.k[1]) : "")
+                                  << " s=" << (c.s.empty() ? -1 : c.s[0]) << " p=" << c.p[0]
+                                  << " d=" << c.d[0] << " ceil=" << c.ceil << " dt=" << c.dt
+                                  << " idt=" << c.idt << " rank3=" << c.rank3 << " nhwc=" << c.nhwc
+                                  << " layout=" << c.layout);
   const PoolRef a = ref_attrs(c);
   const int64_t ho = ref_out_size(c.h, a.kh, a.sh, a.ph, a.dh, c.ceil);
   const int64_t wo = ref_out_size(c.w, a.kw, a.sw, a.pw, a.dw, c.ceil);
@@ -99,18 +102,21 @@ void run_case(const Cfg &c, std::mt19937 &rng, int indices_mode) {
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
   if (ho <= 0 || wo <= 0) {
-    HostTensor out = make(c, view_dims(c, 1, 1), c.dt, rng), idx = make(c, view_dims(c, 1, 1), c.idt, rng);
+    HostTensor out = make(c, view_dims(c, 1, 1), c.dt, rng),
+               idx = make(c, view_dims(c, 1, 1), c.idt, rng);
     EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, c.ceil, out.t(),
                                                                 idx.t(), &ws, &ex),
                       ACLNN_ERR_PARAM_INVALID, kFwd, "output size must be > 0");
     return;
   }
-  HostTensor out = make(c, view_dims(c, ho, wo), c.dt, rng), idx = make(c, view_dims(c, ho, wo), c.idt, rng);
+  HostTensor out = make(c, view_dims(c, ho, wo), c.dt, rng),
+             idx = make(c, view_dims(c, ho, wo), c.idt, rng);
   ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, c.ceil, out.t(), idx.t(),
                                                       &ws, &ex),
             ACLNN_SUCCESS)
       << last_msg();
-  ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+  ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
+      << last_msg();
   std::vector<float> rout;
   std::vector<int64_t> ridx;
   ref_forward(xd, planes, c.h, c.w, a, ho, wo, &rout, &ridx);
@@ -157,7 +163,9 @@ void run_case(const Cfg &c, std::mt19937 &rng, int indices_mode) {
                                                               c.ceil, gx.t(), &ws, &ex),
             ACLNN_SUCCESS)
       << last_msg();
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
+            ACLNN_SUCCESS)
+      << last_msg();
   const std::vector<float> rgx = ref_backward(gyd, ridx, planes, c.h, c.w, ho, wo);
   for (int64_t pl = 0; pl < planes; ++pl)
     for (int64_t i = 0; i < c.h * c.w; ++i) {
@@ -180,9 +188,14 @@ Cfg random_cfg(std::mt19937 &rng) {
   c.k = u(0, 1) ? std::vector<int64_t>{kh} : std::vector<int64_t>{kh, kw};
   const int64_t kmin_h = c.k[0], kmin_w = c.k.size() == 2 ? c.k[1] : c.k[0];
   switch (u(0, 2)) {
-    case 0: c.s = {}; break;
-    case 1: c.s = {u(1, 3)}; break;
-    default: c.s = {u(1, 3), u(1, 3)};
+    case 0:
+      c.s = {};
+      break;
+    case 1:
+      c.s = {u(1, 3)};
+      break;
+    default:
+      c.s = {u(1, 3), u(1, 3)};
   }
   if (u(0, 1)) {
     c.p = {u(0, std::min(kmin_h, kmin_w) / 2)};

@@ -34,22 +34,72 @@ class MaxPoolTester {
  public:
   MaxPoolTester() = default;
   explicit MaxPoolTester(const Cfg &c) : c_(c) {}
-  MaxPoolTester &batch(int64_t n) { c_.n = n; return *this; }
-  MaxPoolTester &channels(int64_t c) { c_.c = c; return *this; }
-  MaxPoolTester &input(int64_t h, int64_t w) { c_.h = h; c_.w = w; return *this; }
-  MaxPoolTester &kernel(int64_t kh, int64_t kw = 0) { c_.k = kw ? std::vector<int64_t>{kh, kw} : std::vector<int64_t>{kh}; return *this; }
-  MaxPoolTester &stride(int64_t sh, int64_t sw = 0) { c_.s = sw ? std::vector<int64_t>{sh, sw} : std::vector<int64_t>{sh}; return *this; }
-  MaxPoolTester &padding(int64_t ph, int64_t pw = -1) { c_.p = pw >= 0 ? std::vector<int64_t>{ph, pw} : std::vector<int64_t>{ph}; return *this; }
-  MaxPoolTester &dilation(int64_t dh, int64_t dw = 0) { c_.d = dw ? std::vector<int64_t>{dh, dw} : std::vector<int64_t>{dh}; return *this; }
-  MaxPoolTester &ceil(bool on) { c_.ceil = on; return *this; }
-  MaxPoolTester &dtype(aclDataType dt) { c_.dt = dt; return *this; }
-  MaxPoolTester &index_dtype(aclDataType dt) { c_.idt = dt; return *this; }
-  MaxPoolTester &nhwc(bool on) { c_.nhwc = on; return *this; }
-  MaxPoolTester &rank3(bool on) { c_.rank3 = on; if (on) c_.n = 1; return *this; }
-  MaxPoolTester &layout(int l) { c_.layout = l; return *this; }
-  MaxPoolTester &indices(int mode) { mode_ = mode; return *this; }
-  MaxPoolTester &threads(int t) { threads_ = t; return *this; }
-  MaxPoolTester &seed(uint32_t s) { seed_ = s; return *this; }
+  MaxPoolTester &batch(int64_t n) {
+    c_.n = n;
+    return *this;
+  }
+  MaxPoolTester &channels(int64_t c) {
+    c_.c = c;
+    return *this;
+  }
+  MaxPoolTester &input(int64_t h, int64_t w) {
+    c_.h = h;
+    c_.w = w;
+    return *this;
+  }
+  MaxPoolTester &kernel(int64_t kh, int64_t kw = 0) {
+    c_.k = kw ? std::vector<int64_t>{kh, kw} : std::vector<int64_t>{kh};
+    return *this;
+  }
+  MaxPoolTester &stride(int64_t sh, int64_t sw = 0) {
+    c_.s = sw ? std::vector<int64_t>{sh, sw} : std::vector<int64_t>{sh};
+    return *this;
+  }
+  MaxPoolTester &padding(int64_t ph, int64_t pw = -1) {
+    c_.p = pw >= 0 ? std::vector<int64_t>{ph, pw} : std::vector<int64_t>{ph};
+    return *this;
+  }
+  MaxPoolTester &dilation(int64_t dh, int64_t dw = 0) {
+    c_.d = dw ? std::vector<int64_t>{dh, dw} : std::vector<int64_t>{dh};
+    return *this;
+  }
+  MaxPoolTester &ceil(bool on) {
+    c_.ceil = on;
+    return *this;
+  }
+  MaxPoolTester &dtype(aclDataType dt) {
+    c_.dt = dt;
+    return *this;
+  }
+  MaxPoolTester &index_dtype(aclDataType dt) {
+    c_.idt = dt;
+    return *this;
+  }
+  MaxPoolTester &nhwc(bool on) {
+    c_.nhwc = on;
+    return *this;
+  }
+  MaxPoolTester &rank3(bool on) {
+    c_.rank3 = on;
+    if (on) c_.n = 1;
+    return *this;
+  }
+  MaxPoolTester &layout(int l) {
+    c_.layout = l;
+    return *this;
+  }
+  MaxPoolTester &indices(int mode) {
+    mode_ = mode;
+    return *this;
+  }
+  MaxPoolTester &threads(int t) {
+    threads_ = t;
+    return *this;
+  }
+  MaxPoolTester &seed(uint32_t s) {
+    seed_ = s;
+    return *this;
+  }
   // Runs the case (gtest assertions); the thread count is restored afterwards.
   void test() const;
 

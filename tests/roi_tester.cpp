@@ -17,7 +17,8 @@ void ref_bin(const std::vector<float> &x, int64_t C, int64_t H, int64_t W, const
              int64_t c, int64_t ph, int64_t pw, int64_t PH, int64_t PW, float sh, float sw,
              float *y, int64_t *am) {
   const int64_t b = static_cast<int64_t>(std::trunc(roi[0]));
-  const float xs = roi[1] * sw, ys = roi[2] * sh, xe = (roi[3] + 1.0f) * sw, ye = (roi[4] + 1.0f) * sh;
+  const float xs = roi[1] * sw, ys = roi[2] * sh, xe = (roi[3] + 1.0f) * sw,
+              ye = (roi[4] + 1.0f) * sh;
   *y = 0.0f;
   *am = -1;
   if ((roi[3] - roi[1] + 1.0f) * sw <= 0.0f || (roi[4] - roi[2] + 1.0f) * sh <= 0.0f) return;
@@ -43,11 +44,11 @@ void ref_bin(const std::vector<float> &x, int64_t C, int64_t H, int64_t W, const
   *y = best;
 }
 
-
 namespace {
 
 void fill_rois(HostTensor &rois, std::vector<float> &host, const RoiCase &k, std::mt19937 &rng) {
-  std::uniform_real_distribution<float> coord(-8.0f, static_cast<float>(std::max(k.h, k.w)) / std::min(k.sh, k.sw) + 8.0f);
+  std::uniform_real_distribution<float> coord(
+      -8.0f, static_cast<float>(std::max(k.h, k.w)) / std::min(k.sh, k.sw) + 8.0f);
   host.assign(k.r * 5, 0.0f);
   for (int64_t r = 0; r < k.r; ++r) {
     float *row = &host[r * 5];
@@ -55,8 +56,8 @@ void fill_rois(HostTensor &rois, std::vector<float> &host, const RoiCase &k, std
     const unsigned kind = rng() % 8;
     float x1 = std::round(coord(rng) * 2) / 2, y1 = std::round(coord(rng) * 2) / 2;
     float x2 = x1 + static_cast<float>(rng() % 12), y2 = y1 + static_cast<float>(rng() % 12);
-    if (kind == 0) std::swap(x1, x2);            // malformed (x2 < x1)
-    if (kind == 1) x2 = x1, y2 = y1;             // one pixel
+    if (kind == 0) std::swap(x1, x2);                       // malformed (x2 < x1)
+    if (kind == 1) x2 = x1, y2 = y1;                        // one pixel
     if (kind == 2) x1 = -50, y1 = -50, x2 = -20, y2 = -30;  // wholly outside
     if (kind == 3) x1 = 0, y1 = 0, x2 = 2, y2 = 2;          // the same pixels again and again
     row[1] = x1, row[2] = y1, row[3] = x2, row[4] = y2;
@@ -67,11 +68,13 @@ void fill_rois(HostTensor &rois, std::vector<float> &host, const RoiCase &k, std
   }
 }
 
-HostTensor make4(const std::vector<int64_t> &dims, aclDataType dt, bool strided, std::mt19937 &rng) {
+HostTensor make4(const std::vector<int64_t> &dims, aclDataType dt, bool strided,
+                 std::mt19937 &rng) {
   if (!strided) return HostTensor(dims, dt, ACL_FORMAT_ND);
   std::vector<int> perm = {0, 1, 2, 3};
   std::shuffle(perm.begin(), perm.end(), rng);
-  return make_strided(dims, perm, static_cast<int64_t>(rng() % 3), static_cast<int64_t>(rng() % 4), dt, ACL_FORMAT_ND);
+  return make_strided(dims, perm, static_cast<int64_t>(rng() % 3), static_cast<int64_t>(rng() % 4),
+                      dt, ACL_FORMAT_ND);
 }
 
 }  // namespace
@@ -100,7 +103,8 @@ void run_forward_case(const RoiCase &k, std::mt19937 &rng) {
                                                       y.t(), am.t(), &ws, &ex),
             ACLNN_SUCCESS)
       << last_msg();
-  ASSERT_EQ(aclnnRoiPoolingWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+  ASSERT_EQ(aclnnRoiPoolingWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
+      << last_msg();
   for (int64_t r = 0; r < k.r; ++r)
     for (int64_t c = 0; c < k.c; ++c)
       for (int64_t i = 0; i < k.ph; ++i)
@@ -110,7 +114,8 @@ void run_forward_case(const RoiCase &k, std::mt19937 &rng) {
           ref_bin(xd, k.c, k.h, k.w, &rh[r * 5], c, i, j, k.ph, k.pw, k.sh, k.sw, &want, &wam);
           const int64_t pos = ((r * k.c + c) * k.ph + i) * k.pw + j;
           ASSERT_EQ(am.get_int(pos), wam) << "roi " << r << " c " << c << " bin " << i << "," << j;
-          ASSERT_EQ(y.get(pos), round_to(k.dt, want)) << "roi " << r << " c " << c << " bin " << i << "," << j;
+          ASSERT_EQ(y.get(pos), round_to(k.dt, want))
+              << "roi " << r << " c " << c << " bin " << i << "," << j;
         }
   EXPECT_TRUE(y.outside_view_untouched());
   EXPECT_TRUE(am.outside_view_untouched());
@@ -133,9 +138,9 @@ std::vector<float> ref_backward(const std::vector<float> &gy, const std::vector<
 }
 
 void run_backward_case(const RoiCase &k, std::mt19937 &rng) {
-  SCOPED_TRACE(testing::Message() << "backward N=" << k.n << " C=" << k.c << " H=" << k.h << " W=" << k.w
-                                  << " R=" << k.r << " pooled=" << k.ph << "x" << k.pw << " dt=" << k.dt
-                                  << " strided=" << k.strided);
+  SCOPED_TRACE(testing::Message() << "backward N=" << k.n << " C=" << k.c << " H=" << k.h
+                                  << " W=" << k.w << " R=" << k.r << " pooled=" << k.ph << "x"
+                                  << k.pw << " dt=" << k.dt << " strided=" << k.strided);
   HostTensor rois({k.r, 5}, k.dt, ACL_FORMAT_ND);
   std::vector<float> rh;
   fill_rois(rois, rh, k, rng);
@@ -160,12 +165,12 @@ void run_backward_case(const RoiCase &k, std::mt19937 &rng) {
                                                           k.pw, 1.0, &ws, &ex),
             ACLNN_SUCCESS)
       << last_msg();
-  ASSERT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
+      << last_msg();
   const std::vector<float> want = ref_backward(gyd, amd, rh, k.n, k.c, k.h, k.w, k.r, k.ph, k.pw);
   for (int64_t i = 0; i < gx.numel(); ++i) ASSERT_EQ(gx.get(i), round_to(k.dt, want[i])) << i;
   EXPECT_TRUE(gx.outside_view_untouched());
 }
-
 
 void RoiTester::test_forward() const {
   const int before = poolgradGetNumThreads();

@@ -1,7 +1,8 @@
 // The RoI pooling tester (see maxpool_tester.h): random ROIs (malformed, one-pixel, outside,
 // repeated), random features with ties and NaN, optional strided views; the forward and the
 // backward against the naive reference of the spec's formulas. For example
-//   RoiTester().batch(2).channels(37).input(10, 21).rois(30).pooled(3, 5).scale(0.5f).test_forward();
+//   RoiTester().batch(2).channels(37).input(10, 21).rois(30).pooled(3,
+//   5).scale(0.5f).test_forward();
 #pragma once
 
 #include <cstdint>
@@ -31,16 +32,49 @@ class RoiTester {
  public:
   RoiTester() = default;
   explicit RoiTester(const RoiCase &k) : k_(k) {}
-  RoiTester &batch(int64_t n) { k_.n = n; return *this; }
-  RoiTester &channels(int64_t c) { k_.c = c; return *this; }
-  RoiTester &input(int64_t h, int64_t w) { k_.h = h; k_.w = w; return *this; }
-  RoiTester &rois(int64_t r) { k_.r = r; return *this; }
-  RoiTester &pooled(int64_t ph, int64_t pw) { k_.ph = ph; k_.pw = pw; return *this; }
-  RoiTester &scale(float sh, float sw = 0) { k_.sh = sh; k_.sw = sw > 0 ? sw : sh; return *this; }
-  RoiTester &dtype(aclDataType dt) { k_.dt = dt; return *this; }
-  RoiTester &strided(bool on) { k_.strided = on; return *this; }
-  RoiTester &threads(int t) { threads_ = t; return *this; }
-  RoiTester &seed(uint32_t s) { seed_ = s; return *this; }
+  RoiTester &batch(int64_t n) {
+    k_.n = n;
+    return *this;
+  }
+  RoiTester &channels(int64_t c) {
+    k_.c = c;
+    return *this;
+  }
+  RoiTester &input(int64_t h, int64_t w) {
+    k_.h = h;
+    k_.w = w;
+    return *this;
+  }
+  RoiTester &rois(int64_t r) {
+    k_.r = r;
+    return *this;
+  }
+  RoiTester &pooled(int64_t ph, int64_t pw) {
+    k_.ph = ph;
+    k_.pw = pw;
+    return *this;
+  }
+  RoiTester &scale(float sh, float sw = 0) {
+    k_.sh = sh;
+    k_.sw = sw > 0 ? sw : sh;
+    return *this;
+  }
+  RoiTester &dtype(aclDataType dt) {
+    k_.dt = dt;
+    return *this;
+  }
+  RoiTester &strided(bool on) {
+    k_.strided = on;
+    return *this;
+  }
+  RoiTester &threads(int t) {
+    threads_ = t;
+    return *this;
+  }
+  RoiTester &seed(uint32_t s) {
+    seed_ = s;
+    return *this;
+  }
   void test_forward() const;
   void test_backward() const;
 

@@ -41,10 +41,12 @@ TEST_P(Determinism, AllFourOperatorsAcrossThreadCounts) {
   // RoI: 300 ROIs over one 4x4 corner.
   const int64_t R = 300;
   const aclDataType rdt = dt == ACL_BF16 ? ACL_FLOAT : dt;
-  HostTensor fx({2, 8, 12, 12}, rdt), rois({R, 5}, rdt, ACL_FORMAT_ND), rgy({R, 8, 3, 3}, rdt, ACL_FORMAT_ND);
+  HostTensor fx({2, 8, 12, 12}, rdt), rois({R, 5}, rdt, ACL_FORMAT_ND),
+      rgy({R, 8, 3, 3}, rdt, ACL_FORMAT_ND);
   for (int64_t i = 0; i < fx.numel(); ++i) fx.set(i, static_cast<float>(rng() % 4));
   for (int64_t r = 0; r < R; ++r) {
-    const float row[5] = {static_cast<float>(r % 2), 0, 0, static_cast<float>(rng() % 4), static_cast<float>(rng() % 4)};
+    const float row[5] = {static_cast<float>(r % 2), 0, 0, static_cast<float>(rng() % 4),
+                          static_cast<float>(rng() % 4)};
     for (int j = 0; j < 5; ++j) rois.set(r * 5 + j, row[j]);
   }
   for (int64_t i = 0; i < rgy.numel(); ++i) rgy.set(i, nd(rng));
@@ -55,19 +57,27 @@ TEST_P(Determinism, AllFourOperatorsAcrossThreadCounts) {
     HostTensor out({3, 8, 17, 19}, dt), idx({3, 8, 17, 19}, ACL_INT64), gx({3, 8, 17, 19}, dt);
     uint64_t ws;
     aclOpExecutor *ex;
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex), ACLNN_SUCCESS);
-    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d, false, gx.t(), &ws, &ex),
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                        &ws, &ex),
               ACLNN_SUCCESS);
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
+                                                                false, gx.t(), &ws, &ex),
+              ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
+              ACLNN_SUCCESS);
     HostTensor y({R, 8, 3, 3}, rdt, ACL_FORMAT_ND), am({R, 8, 3, 3}, ACL_INT32, ACL_FORMAT_ND),
         rgx({2, 8, 12, 12}, rdt, ACL_FORMAT_ND);
     HostTensor fxnd({2, 8, 12, 12}, rdt, ACL_FORMAT_ND);
     for (int64_t i = 0; i < fx.numel(); ++i) fxnd.set(i, fx.get(i));
-    ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(fxnd.t(), rois.t(), 3, 3, 1, 1, y.t(), am.t(), &ws, &ex), ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(fxnd.t(), rois.t(), 3, 3, 1, 1, y.t(),
+                                                        am.t(), &ws, &ex),
+              ACLNN_SUCCESS);
     ASSERT_EQ(aclnnRoiPoolingWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
-    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(rgy.t(), rgx.t(), rois.t(), am.t(), 3, 3, 1.0, &ws, &ex),
-              ACLNN_SUCCESS) << last_msg();
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(rgy.t(), rgx.t(), rois.t(), am.t(), 3,
+                                                            3, 1.0, &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
     ASSERT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
     std::vector<std::vector<uint32_t>> now = {bits(out), bits(gx), bits(y), bits(rgx)};
     std::vector<uint32_t> ids(idx.numel()), ams(am.numel());
@@ -78,7 +88,8 @@ TEST_P(Determinism, AllFourOperatorsAcrossThreadCounts) {
     if (first.empty()) {
       first = now;
     } else {
-      for (size_t j = 0; j < now.size(); ++j) EXPECT_EQ(now[j], first[j]) << "output " << j << " threads " << threads;
+      for (size_t j = 0; j < now.size(); ++j)
+        EXPECT_EQ(now[j], first[j]) << "output " << j << " threads " << threads;
     }
   }
 }

@@ -39,7 +39,9 @@ std::string run_as(const char *cap, const Phase1 &p1, Phase2 p2, std::vector<Hos
       const float v = t->get(i);
       uint32_t u;
       std::memcpy(&u, &v, 4);
-      b.push_back(t->dtype() == ACL_INT32 || t->dtype() == ACL_INT64 ? static_cast<uint32_t>(t->get_int(i)) : u);
+      b.push_back(t->dtype() == ACL_INT32 || t->dtype() == ACL_INT64
+                      ? static_cast<uint32_t>(t->get_int(i))
+                      : u);
     }
     bits->push_back(b);
   }
@@ -69,17 +71,24 @@ TEST(Dispatch, MaxPoolForwardPaths) {
     {  // NCHW planes
       HostTensor x({2, 3, 33, 35}, dt), out({2, 3, 17, 18}, dt), idx({2, 3, 17, 18}, ACL_INT64);
       fill(x, 1);
-      check_paths([&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), ws, ex);
-      }, aclnnMaxPool2dWithIndices, {&out, &idx}, "forward-planes/avx2", "forward-planes");
+      check_paths(
+          [&](uint64_t *ws, aclOpExecutor **ex) {
+            return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
+                                                             idx.t(), ws, ex);
+          },
+          aclnnMaxPool2dWithIndices, {&out, &idx}, "forward-planes/avx2", "forward-planes");
     }
     {  // NHWC: channels-last
       HostTensor x({2, 33, 35, 20}, dt, ACL_FORMAT_NHWC), out({2, 17, 18, 20}, dt, ACL_FORMAT_NHWC),
           idx({2, 17, 18, 20}, ACL_INT32, ACL_FORMAT_NHWC);
       fill(x, 2);
-      check_paths([&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), ws, ex);
-      }, aclnnMaxPool2dWithIndices, {&out, &idx}, "forward-channels-last/avx2", "forward-channels-last");
+      check_paths(
+          [&](uint64_t *ws, aclOpExecutor **ex) {
+            return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
+                                                             idx.t(), ws, ex);
+          },
+          aclnnMaxPool2dWithIndices, {&out, &idx}, "forward-channels-last/avx2",
+          "forward-channels-last");
     }
   }
 }
@@ -94,33 +103,46 @@ TEST(Dispatch, MaxPoolBackwardPaths) {
     fill(gy, 4);
     uint64_t ws;
     aclOpExecutor *ex;
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                        &ws, &ex),
               ACLNN_SUCCESS);
     ASSERT_EQ(aclnnMaxPool2dWithIndices(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
-    check_paths([&](uint64_t *w, aclOpExecutor **e) {
-      return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d, false, gx.t(), w, e);
-    }, aclnnMaxPool2dWithIndicesBackward, {&gx}, "backward-planes-gather/avx2", "backward-planes");
+    check_paths(
+        [&](uint64_t *w, aclOpExecutor **e) {
+          return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p,
+                                                                   d, false, gx.t(), w, e);
+        },
+        aclnnMaxPool2dWithIndicesBackward, {&gx}, "backward-planes-gather/avx2", "backward-planes");
     // Overlapping 3x3 windows: the scatter.
     IntArray k3({3}), p1({1});
     HostTensor out3({2, 3, 8, 20}, dt), idx3({2, 3, 8, 20}, ACL_INT64);
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k3, s, p1, d, false, out3.t(), idx3.t(), &ws, &ex),
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k3, s, p1, d, false, out3.t(),
+                                                        idx3.t(), &ws, &ex),
               ACLNN_SUCCESS);
     ASSERT_EQ(aclnnMaxPool2dWithIndices(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
-    check_paths([&](uint64_t *w, aclOpExecutor **e) {
-      return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx3.t(), k3, s, p1, d, false, gx.t(), w, e);
-    }, aclnnMaxPool2dWithIndicesBackward, {&gx}, "backward-planes/avx2", "backward-planes");
+    check_paths(
+        [&](uint64_t *w, aclOpExecutor **e) {
+          return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx3.t(), k3, s,
+                                                                   p1, d, false, gx.t(), w, e);
+        },
+        aclnnMaxPool2dWithIndicesBackward, {&gx}, "backward-planes/avx2", "backward-planes");
     // Channels-last.
     HostTensor xl({2, 16, 40, 24}, dt, ACL_FORMAT_NHWC), ol({2, 8, 20, 24}, dt, ACL_FORMAT_NHWC),
         il({2, 8, 20, 24}, ACL_INT64, ACL_FORMAT_NHWC), gyl({2, 8, 20, 24}, dt, ACL_FORMAT_NHWC),
         gxl({2, 16, 40, 24}, dt, ACL_FORMAT_NHWC);
     fill(xl, 5);
     fill(gyl, 6);
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(xl.t(), k3, s, p1, d, false, ol.t(), il.t(), &ws, &ex),
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(xl.t(), k3, s, p1, d, false, ol.t(), il.t(),
+                                                        &ws, &ex),
               ACLNN_SUCCESS);
     ASSERT_EQ(aclnnMaxPool2dWithIndices(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
-    check_paths([&](uint64_t *w, aclOpExecutor **e) {
-      return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gyl.t(), xl.t(), il.t(), k3, s, p1, d, false, gxl.t(), w, e);
-    }, aclnnMaxPool2dWithIndicesBackward, {&gxl}, "backward-channels-last/avx2", "backward-channels-last");
+    check_paths(
+        [&](uint64_t *w, aclOpExecutor **e) {
+          return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gyl.t(), xl.t(), il.t(), k3, s,
+                                                                   p1, d, false, gxl.t(), w, e);
+        },
+        aclnnMaxPool2dWithIndicesBackward, {&gxl}, "backward-channels-last/avx2",
+        "backward-channels-last");
   }
 }
 
@@ -141,18 +163,27 @@ TEST(Dispatch, RoiForwardPaths) {
         y({9, 20, 3, 3}, dt, ACL_FORMAT_ND), am({9, 20, 3, 3}, ACL_INT32, ACL_FORMAT_ND);
     fill(x, 7);
     fill_rois(rois, 2, 24, 30, 8);
-    check_paths([&](uint64_t *ws, aclOpExecutor **ex) {
-      return aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), 3, 3, 1.0f, 1.0f, y.t(), am.t(), ws, ex);
-    }, aclnnRoiPoolingWithArgMax, {&y, &am}, "roi-forward-channel-blocks/avx2", "roi-forward-channel-major");
+    check_paths(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), 3, 3, 1.0f, 1.0f, y.t(),
+                                                           am.t(), ws, ex);
+        },
+        aclnnRoiPoolingWithArgMax, {&y, &am}, "roi-forward-channel-blocks/avx2",
+        "roi-forward-channel-major");
   }
   // A map of more than 2^20 pixels keeps the channel-major order at any ISA.
-  HostTensor x({1, 1, 1025, 1024}, ACL_FLOAT, ACL_FORMAT_ND), rois({3, 5}, ACL_FLOAT, ACL_FORMAT_ND),
-      y({3, 1, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND), am({3, 1, 2, 2}, ACL_INT32, ACL_FORMAT_ND);
+  HostTensor x({1, 1, 1025, 1024}, ACL_FLOAT, ACL_FORMAT_ND),
+      rois({3, 5}, ACL_FLOAT, ACL_FORMAT_ND), y({3, 1, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND),
+      am({3, 1, 2, 2}, ACL_INT32, ACL_FORMAT_ND);
   fill(x, 9);
   fill_rois(rois, 1, 1000, 1000, 10);
-  check_paths([&](uint64_t *ws, aclOpExecutor **ex) {
-    return aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), 2, 2, 1.0f, 1.0f, y.t(), am.t(), ws, ex);
-  }, aclnnRoiPoolingWithArgMax, {&y, &am}, "roi-forward-channel-major/avx2", "roi-forward-channel-major");
+  check_paths(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), 2, 2, 1.0f, 1.0f, y.t(),
+                                                         am.t(), ws, ex);
+      },
+      aclnnRoiPoolingWithArgMax, {&y, &am}, "roi-forward-channel-major/avx2",
+      "roi-forward-channel-major");
 }
 
 TEST(Dispatch, RoiBackwardPaths) {
@@ -162,17 +193,24 @@ TEST(Dispatch, RoiBackwardPaths) {
     fill_rois(rois, 2, 24, 30, 11);
     fill(gy, 12);
     std::mt19937 rng(13);
-    for (int64_t i = 0; i < am.numel(); ++i) am.set_int(i, rng() % 9 == 0 ? -1 : static_cast<int64_t>(rng() % 720));
-    check_paths([&](uint64_t *ws, aclOpExecutor **ex) {
-      return aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 3, 3, 1.0, ws, ex);
-    }, aclnnRoiPoolingGradWithArgMax, {&gx}, "roi-backward-batch-channel-blocks/avx2",
-       "roi-backward-batch-channel-blocks");
+    for (int64_t i = 0; i < am.numel(); ++i)
+      am.set_int(i, rng() % 9 == 0 ? -1 : static_cast<int64_t>(rng() % 720));
+    check_paths(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 3,
+                                                               3, 1.0, ws, ex);
+        },
+        aclnnRoiPoolingGradWithArgMax, {&gx}, "roi-backward-batch-channel-blocks/avx2",
+        "roi-backward-batch-channel-blocks");
     // A transposed gradOutput grid: the strided loop, at any ISA.
     HostTensor gys = make_strided({9, 20, 3, 3}, {0, 1, 3, 2}, 0, 0, dt, ACL_FORMAT_ND);
     fill(gys, 14);
-    check_paths([&](uint64_t *ws, aclOpExecutor **ex) {
-      return aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gys.t(), gx.t(), rois.t(), am.t(), 3, 3, 1.0, ws, ex);
-    }, aclnnRoiPoolingGradWithArgMax, {&gx}, "roi-backward-strided", "roi-backward-strided");
+    check_paths(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gys.t(), gx.t(), rois.t(), am.t(), 3,
+                                                               3, 1.0, ws, ex);
+        },
+        aclnnRoiPoolingGradWithArgMax, {&gx}, "roi-backward-strided", "roi-backward-strided");
   }
 }
 
@@ -181,7 +219,8 @@ TEST(Dispatch, KernelNameOfADeadHandleIsNull) {
   IntArray k({2}), s({2}), p({0}), d({1});
   uint64_t ws;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                      &ws, &ex),
             ACLNN_SUCCESS);
   EXPECT_NE(poolgradGetKernelName(ex), nullptr);
   ASSERT_EQ(aclnnMaxPool2dWithIndices(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);

@@ -36,14 +36,30 @@ void *operator new[](std::size_t n) {
   if (void *p = counted_alloc(n)) return p;
   throw std::bad_alloc();
 }
-void *operator new(std::size_t n, const std::nothrow_t &) noexcept { return counted_alloc(n); }
-void *operator new[](std::size_t n, const std::nothrow_t &) noexcept { return counted_alloc(n); }
-void operator delete(void *p) noexcept { std::free(p); }
-void operator delete[](void *p) noexcept { std::free(p); }
-void operator delete(void *p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void *p, std::size_t) noexcept { std::free(p); }
-void operator delete(void *p, const std::nothrow_t &) noexcept { std::free(p); }
-void operator delete[](void *p, const std::nothrow_t &) noexcept { std::free(p); }
+void *operator new(std::size_t n, const std::nothrow_t &) noexcept {
+  return counted_alloc(n);
+}
+void *operator new[](std::size_t n, const std::nothrow_t &) noexcept {
+  return counted_alloc(n);
+}
+void operator delete(void *p) noexcept {
+  std::free(p);
+}
+void operator delete[](void *p) noexcept {
+  std::free(p);
+}
+void operator delete(void *p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void *p, std::size_t) noexcept {
+  std::free(p);
+}
+void operator delete(void *p, const std::nothrow_t &) noexcept {
+  std::free(p);
+}
+void operator delete[](void *p, const std::nothrow_t &) noexcept {
+  std::free(p);
+}
 
 using namespace pgtest;
 
@@ -58,7 +74,8 @@ struct MaxPoolCall {
     for (int64_t i = 0; i < x.numel(); ++i) x.set(i, static_cast<float>((i * 37) % 101));
   }
   aclnnStatus phase1(aclOpExecutor **ex) {
-    return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, ex);
+    return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                     &ws, ex);
   }
 };
 
@@ -69,7 +86,8 @@ aclTensor *broadcast(std::vector<int64_t> dims, aclDataType dt, aclFormat fmt, v
   return aclCreateTensor(dims.data(), dims.size(), dt, zs.data(), 0, fmt, &one, 1, storage);
 }
 
-// ---- 1, 10: sizes from user-controlled dimensions --------------------------------------------------
+// ---- 1, 10: sizes from user-controlled dimensions
+// --------------------------------------------------
 TEST(Hardening, HugePooledGridsOfZeroStrideViewsAreRefusedInPhase1) {
   // pooledH * pooledW near 2^62 over a few bytes of storage: phase 1 used to accept it and the
   // per-ROI row buffer's size wrapped (heap write past a 16-byte buffer).
@@ -82,12 +100,15 @@ TEST(Hardening, HugePooledGridsOfZeroStrideViewsAreRefusedInPhase1) {
   for (int j = 0; j < 5; ++j) r.set(j, rois[j]);
   uint64_t ws;
   aclOpExecutor *ex;
-  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy, gin.t(), r.t(), am, big, big, 1.0, &ws, &ex),
-                    ACLNN_ERR_PARAM_INVALID, "aclnnRoiPoolingGradWithArgMax", "gradOutput shape [1,1,2147483648,2147483648] asks for more than 2^40");
+  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy, gin.t(), r.t(), am, big, big,
+                                                                  1.0, &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, "aclnnRoiPoolingGradWithArgMax",
+                    "gradOutput shape [1,1,2147483648,2147483648] asks for more than 2^40");
   // The forward's y / argmax the same way.
   aclTensor *y = broadcast({1, 1, big, big}, ACL_FLOAT, ACL_FORMAT_ND, gx);
   HostTensor x({1, 1, 4, 4}, ACL_FLOAT, ACL_FORMAT_ND);
-  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), r.t(), big, big, 1.0f, 1.0f, y, am, &ws, &ex),
+  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), r.t(), big, big, 1.0f, 1.0f, y,
+                                                              am, &ws, &ex),
                     ACLNN_ERR_PARAM_INVALID, "aclnnRoiPoolingWithArgMax", "y shape");
   // 2^60 logical elements of a max-pool input: refused, not run for years.
   const int64_t h = int64_t(1) << 30;
@@ -95,8 +116,9 @@ TEST(Hardening, HugePooledGridsOfZeroStrideViewsAreRefusedInPhase1) {
   aclTensor *ho = broadcast({1, 1, h / 2, h / 2}, ACL_FLOAT, ACL_FORMAT_NCHW, gx + 1);
   aclTensor *hi = broadcast({1, 1, h / 2, h / 2}, ACL_INT64, ACL_FORMAT_NCHW, gx + 2);
   IntArray k({2}), s({2}), p({0}), d({1});
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(hx, k, s, p, d, false, ho, hi, &ws, &ex),
-                    ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices", "self shape");
+  EXPECT_STATUS_MSG(
+      aclnnMaxPool2dWithIndicesGetWorkspaceSize(hx, k, s, p, d, false, ho, hi, &ws, &ex),
+      ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices", "self shape");
   for (aclTensor *t : {gy, am, y, hx, ho, hi}) aclDestroyTensor(t);
 }
 
@@ -111,7 +133,8 @@ TEST(Hardening, SignedOverflowInSizeArithmeticIsRefused) {
   uint64_t ws;
   aclOpExecutor *ex;
   EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, o, i, &ws, &ex),
-                    ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices", "more than 2^40 elements");
+                    ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices",
+                    "more than 2^40 elements");
   // H near INT64_MAX: H + 2p used to overflow and print Hout=-9223372036854775808.
   aclTensor *xh = broadcast({1, 1, INT64_MAX / 2, 1}, ACL_FLOAT, ACL_FORMAT_NCHW, f);
   aclnnStatus st = aclnnMaxPool2dWithIndicesGetWorkspaceSize(xh, k, s, p, d, false, o, i, &ws, &ex);
@@ -121,8 +144,10 @@ TEST(Hardening, SignedOverflowInSizeArithmeticIsRefused) {
   EXPECT_EQ(m.find("-9223372036854775808"), std::string::npos) << m;
   // An offset whose byte offset overflows is named as the offset.
   int64_t v[] = {0}, st1[] = {1}, one = 1;
-  EXPECT_EQ(aclCreateTensor(v, 1, ACL_FLOAT, st1, INT64_MAX / 2, ACL_FORMAT_ND, &one, 1, f), nullptr);
-  EXPECT_NE(last_msg().find("offset 4611686018427387903 times the element size"), std::string::npos);
+  EXPECT_EQ(aclCreateTensor(v, 1, ACL_FLOAT, st1, INT64_MAX / 2, ACL_FORMAT_ND, &one, 1, f),
+            nullptr);
+  EXPECT_NE(last_msg().find("offset 4611686018427387903 times the element size"),
+            std::string::npos);
   for (aclTensor *t : {x, o, i, xh}) aclDestroyTensor(t);
 }
 
@@ -137,26 +162,32 @@ TEST(Hardening, RoiBackwardRefusesPlanesBeyondInt32Argmax) {
   aclTensor *gin = broadcast({1, 1, 65536, 32769}, ACL_FLOAT, ACL_FORMAT_ND, &gx);
   uint64_t ws;
   aclOpExecutor *ex;
-  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gin, r.t(), am.t(), 1, 1, 1.0, &ws, &ex),
+  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gin, r.t(), am.t(), 1, 1,
+                                                                  1.0, &ws, &ex),
                     ACLNN_ERR_PARAM_INVALID, "aclnnRoiPoolingGradWithArgMax",
                     "gradInputRef H*W must be <= 2147483647 for INT32 argmax, but got 2147549184");
   aclDestroyTensor(gin);
 }
 
-// ---- 6: scratch proportional to the data -----------------------------------------------------------
+// ---- 6: scratch proportional to the data
+// -----------------------------------------------------------
 TEST(Hardening, WorkspaceIsProportionalToTheDataNotToAttributes) {
   uint64_t ws;
   aclOpExecutor *ex;
   // A 1x1 input with a kernel of 2^30 (padding 2^29): 2x2 outputs, each window holding the one
   // pixel; the per-tap tables used to take 16 GB.
   {
-    HostTensor x({1, 1, 1, 1}, ACL_FLOAT), out({1, 1, 2, 2}, ACL_FLOAT), idx({1, 1, 2, 2}, ACL_INT64);
+    HostTensor x({1, 1, 1, 1}, ACL_FLOAT), out({1, 1, 2, 2}, ACL_FLOAT),
+        idx({1, 1, 2, 2}, ACL_INT64);
     x.set(0, 3.0f);
     IntArray k({int64_t(1) << 30}), s({1}), p({int64_t(1) << 29}), d({1});
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
-              ACLNN_SUCCESS) << last_msg();
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                        &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
     EXPECT_LT(ws, 64u * 1024);
-    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
+        << last_msg();
     for (int64_t i = 0; i < 4; ++i) {
       EXPECT_EQ(out.get(i), 3.0f);
       EXPECT_EQ(idx.get_int(i), 0);
@@ -164,24 +195,32 @@ TEST(Hardening, WorkspaceIsProportionalToTheDataNotToAttributes) {
   }
   // 1x1 pooling with stride 2^30: a valid call that used to be refused for "8 GB of scratch".
   {
-    HostTensor x({1, 2, 3, 3}, ACL_FLOAT), out({1, 2, 1, 1}, ACL_FLOAT), idx({1, 2, 1, 1}, ACL_INT32);
+    HostTensor x({1, 2, 3, 3}, ACL_FLOAT), out({1, 2, 1, 1}, ACL_FLOAT),
+        idx({1, 2, 1, 1}, ACL_INT32);
     for (int64_t i = 0; i < x.numel(); ++i) x.set(i, static_cast<float>(i));
     IntArray k({1}), s({int64_t(1) << 30}), p({0}), d({1});
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
-              ACLNN_SUCCESS) << last_msg();
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                        &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
     EXPECT_LT(ws, 64u * 1024);
-    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
+        << last_msg();
     EXPECT_EQ(out.get(1), 9.0f);
   }
   // Channels-last with a tall kernel: the row tables follow min(kH, H), not kH.
   {
-    HostTensor x({1, 2, 2, 16}, ACL_FLOAT16, ACL_FORMAT_NHWC), out({1, 3, 1, 16}, ACL_FLOAT16, ACL_FORMAT_NHWC),
+    HostTensor x({1, 2, 2, 16}, ACL_FLOAT16, ACL_FORMAT_NHWC),
+        out({1, 3, 1, 16}, ACL_FLOAT16, ACL_FORMAT_NHWC),
         idx({1, 3, 1, 16}, ACL_INT64, ACL_FORMAT_NHWC);
     IntArray k({int64_t(1) << 24, 2}), s({1}), p({int64_t(1) << 23, 0}), d({1});
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
-              ACLNN_SUCCESS) << last_msg();
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                        &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
     EXPECT_LT(ws, 64u * 1024);
-    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
+        << last_msg();
   }
 }
 
@@ -202,22 +241,29 @@ TEST(Hardening, Phase2MakesNoHeapAllocation) {
       uint64_t ws = 0;
       aclOpExecutor *ex = nullptr;
       aclnnStatus st;
-      if (op == 0) st = m.phase1(&ex), ws = m.ws;
+      if (op == 0)
+        st = m.phase1(&ex), ws = m.ws;
       else if (op == 1)
-        st = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), m.x.t(), m.idx.t(), m.k, m.s, m.p, m.d,
-                                                               false, gx.t(), &ws, &ex);
+        st = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), m.x.t(), m.idx.t(), m.k, m.s,
+                                                               m.p, m.d, false, gx.t(), &ws, &ex);
       else if (op == 2)
-        st = aclnnRoiPoolingWithArgMaxGetWorkspaceSize(rx.t(), rois.t(), 2, 2, 1.0f, 1.0f, y.t(), am.t(), &ws, &ex);
+        st = aclnnRoiPoolingWithArgMaxGetWorkspaceSize(rx.t(), rois.t(), 2, 2, 1.0f, 1.0f, y.t(),
+                                                       am.t(), &ws, &ex);
       else
-        st = aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(rgy.t(), rgx.t(), rois.t(), am.t(), 2, 2, 1.0, &ws, &ex);
+        st = aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(rgy.t(), rgx.t(), rois.t(), am.t(), 2, 2,
+                                                           1.0, &ws, &ex);
       ASSERT_EQ(st, ACLNN_SUCCESS) << last_msg();
       ASSERT_LE(ws, buf.size());
       g_news = 0;
       g_count_news = true;
-      if (op == 0) st = aclnnMaxPool2dWithIndices(buf.data(), ws, ex, nullptr);
-      else if (op == 1) st = aclnnMaxPool2dWithIndicesBackward(buf.data(), ws, ex, nullptr);
-      else if (op == 2) st = aclnnRoiPoolingWithArgMax(buf.data(), ws, ex, nullptr);
-      else st = aclnnRoiPoolingGradWithArgMax(buf.data(), ws, ex, nullptr);
+      if (op == 0)
+        st = aclnnMaxPool2dWithIndices(buf.data(), ws, ex, nullptr);
+      else if (op == 1)
+        st = aclnnMaxPool2dWithIndicesBackward(buf.data(), ws, ex, nullptr);
+      else if (op == 2)
+        st = aclnnRoiPoolingWithArgMax(buf.data(), ws, ex, nullptr);
+      else
+        st = aclnnRoiPoolingGradWithArgMax(buf.data(), ws, ex, nullptr);
       g_count_news = false;
       ASSERT_EQ(st, ACLNN_SUCCESS) << last_msg();
       *news += g_news.load();
@@ -244,7 +290,8 @@ TEST(Hardening, TwoThreadsRunningOneSingleUseExecutor) {
       while (!go.load()) {
       }
       const aclnnStatus st = aclnnMaxPool2dWithIndices(w.data(), ws, ex, nullptr);
-      (st == ACLNN_SUCCESS ? ok : refused).fetch_add(st == ACLNN_SUCCESS || st == ACLNN_ERR_PARAM_INVALID);
+      (st == ACLNN_SUCCESS ? ok : refused)
+          .fetch_add(st == ACLNN_SUCCESS || st == ACLNN_ERR_PARAM_INVALID);
       last_msg();
     };
     std::thread a(racer), b(racer);
@@ -262,14 +309,16 @@ TEST(Hardening, StaleHandleNeverRunsANewerExecutor) {
   for (int round = 0; round < 50; ++round) {
     aclOpExecutor *old_ex, *new_ex;
     ASSERT_EQ(m.phase1(&old_ex), ACLNN_SUCCESS);
-    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(m.ws), m.ws, old_ex, nullptr), ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(m.ws), m.ws, old_ex, nullptr),
+              ACLNN_SUCCESS);
     ASSERT_EQ(m.phase1(&new_ex), ACLNN_SUCCESS);
     EXPECT_NE(old_ex, new_ex);
     EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndices(pgtest::workspace(m.ws), m.ws, old_ex, nullptr),
                       ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices", "not a live executor");
     EXPECT_EQ(aclDestroyAclOpExecutor(old_ex), ACLNN_ERR_PARAM_INVALID);
     last_msg();
-    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(m.ws), m.ws, new_ex, nullptr), ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(m.ws), m.ws, new_ex, nullptr),
+              ACLNN_SUCCESS);
   }
 }
 
@@ -295,7 +344,9 @@ TEST(Hardening, ConcurrencyStress) {
         // A repeatable executor destroyed by one thread while others may be running it.
         if (i % 10 == t % 10) {
           aclOpExecutor *r2;
-          if (own.phase1(&r2) != ACLNN_SUCCESS || aclSetAclOpExecutorRepeatable(r2) != ACLNN_SUCCESS) ++failures;
+          if (own.phase1(&r2) != ACLNN_SUCCESS ||
+              aclSetAclOpExecutorRepeatable(r2) != ACLNN_SUCCESS)
+            ++failures;
           std::thread runner([&] {
             std::vector<unsigned char> w2(own.ws);
             for (int j = 0; j < 5; ++j) {
@@ -314,18 +365,22 @@ TEST(Hardening, ConcurrencyStress) {
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(aclDestroyAclOpExecutor(rep), ACLNN_SUCCESS);
   // The shared outputs hold the right values.
-  EXPECT_EQ(shared.out.get(0), std::max({shared.x.get(0), shared.x.get(1), shared.x.get(8), shared.x.get(9)}));
+  EXPECT_EQ(shared.out.get(0),
+            std::max({shared.x.get(0), shared.x.get(1), shared.x.get(8), shared.x.get(9)}));
 }
 
-// ---- 4: fork after a multi-threaded kernel --------------------------------------------------------
+// ---- 4: fork after a multi-threaded kernel
+// --------------------------------------------------------
 TEST(Hardening, ForkedChildRunsKernelsAfterParentUsedThreads) {
   poolgradSetNumThreads(2);
-  HostTensor x({8, 16, 64, 64}, ACL_FLOAT), out({8, 16, 32, 32}, ACL_FLOAT), idx({8, 16, 32, 32}, ACL_INT64);
+  HostTensor x({8, 16, 64, 64}, ACL_FLOAT), out({8, 16, 32, 32}, ACL_FLOAT),
+      idx({8, 16, 32, 32}, ACL_INT64);
   IntArray k({2}), s({2}), p({0}), d({1});
   auto call = [&]() -> aclnnStatus {
     uint64_t ws;
     aclOpExecutor *ex;
-    aclnnStatus st = aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex);
+    aclnnStatus st = aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
+                                                               idx.t(), &ws, &ex);
     if (st) return st;
     std::vector<unsigned char> w(ws);
     return aclnnMaxPool2dWithIndices(w.data(), ws, ex, nullptr);
@@ -340,48 +395,58 @@ TEST(Hardening, ForkedChildRunsKernelsAfterParentUsedThreads) {
   }
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  EXPECT_TRUE(WIFEXITED(status)) << "child ended by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_TRUE(WIFEXITED(status)) << "child ended by signal "
+                                 << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
   ASSERT_EQ(call(), ACLNN_SUCCESS);  // and the parent goes on
   poolgradSetNumThreads(0);
 }
 
-// ---- 9: aliasing ------------------------------------------------------------------------------------
+// ---- 9: aliasing
+// ------------------------------------------------------------------------------------
 TEST(Hardening, OutputsOverlappingOtherTensorsAreRefused) {
   uint64_t ws;
   aclOpExecutor *ex;
   IntArray k({2}), s({2}), p({0}), d({1});
   // out inside self's storage.
   std::vector<float> buf(80);
-  int64_t xd[] = {1, 1, 8, 8}, xs[] = {64, 64, 8, 1}, od[] = {1, 1, 4, 4}, os[] = {16, 16, 4, 1}, n = 80;
+  int64_t xd[] = {1, 1, 8, 8}, xs[] = {64, 64, 8, 1}, od[] = {1, 1, 4, 4}, os[] = {16, 16, 4, 1},
+          n = 80;
   aclTensor *x = aclCreateTensor(xd, 4, ACL_FLOAT, xs, 0, ACL_FORMAT_NCHW, &n, 1, buf.data());
   aclTensor *o = aclCreateTensor(od, 4, ACL_FLOAT, os, 10, ACL_FORMAT_NCHW, &n, 1, buf.data());
   HostTensor idx({1, 1, 4, 4}, ACL_INT64);
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, o, idx.t(), &ws, &ex),
-                    ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices", "out and self share storage");
+  EXPECT_STATUS_MSG(
+      aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, o, idx.t(), &ws, &ex),
+      ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices", "out and self share storage");
   // gradInput overlapping gradOutput.
   aclTensor *gy = aclCreateTensor(od, 4, ACL_FLOAT, os, 60, ACL_FORMAT_NCHW, &n, 1, buf.data());
   HostTensor self({1, 1, 8, 8}, ACL_FLOAT);
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy, self.t(), idx.t(), k, s, p, d, false, x,
-                                                                      &ws, &ex),
-                    ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndicesBackward", "gradInput and gradOutput share");
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy, self.t(), idx.t(), k, s,
+                                                                      p, d, false, x, &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndicesBackward",
+                    "gradInput and gradOutput share");
   // argmax overlapping y in the RoI forward.
   HostTensor rx({1, 1, 4, 4}, ACL_FLOAT, ACL_FORMAT_ND), rois({1, 5}, ACL_FLOAT, ACL_FORMAT_ND);
   std::vector<int32_t> ya(8);
   int64_t yd[] = {1, 1, 2, 2}, ys[] = {4, 4, 2, 1}, yn = 8;
   aclTensor *y = aclCreateTensor(yd, 4, ACL_FLOAT, ys, 0, ACL_FORMAT_ND, &yn, 1, ya.data());
   aclTensor *am = aclCreateTensor(yd, 4, ACL_INT32, ys, 2, ACL_FORMAT_ND, &yn, 1, ya.data());
-  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(rx.t(), rois.t(), 2, 2, 1.0f, 1.0f, y, am, &ws, &ex),
-                    ACLNN_ERR_PARAM_INVALID, "aclnnRoiPoolingWithArgMax", "y and argmax share storage");
+  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(rx.t(), rois.t(), 2, 2, 1.0f, 1.0f, y,
+                                                              am, &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, "aclnnRoiPoolingWithArgMax",
+                    "y and argmax share storage");
   // Disjoint halves of one buffer are fine.
   aclTensor *am2 = aclCreateTensor(yd, 4, ACL_INT32, ys, 4, ACL_FORMAT_ND, &yn, 1, ya.data());
-  EXPECT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(rx.t(), rois.t(), 2, 2, 1.0f, 1.0f, y, am2, &ws, &ex),
-            ACLNN_SUCCESS) << last_msg();
+  EXPECT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(rx.t(), rois.t(), 2, 2, 1.0f, 1.0f, y, am2,
+                                                      &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
   EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
   for (aclTensor *t : {x, o, gy, y, am, am2}) aclDestroyTensor(t);
 }
 
-// ---- 11: thread counts ---------------------------------------------------------------------------------
+// ---- 11: thread counts
+// ---------------------------------------------------------------------------------
 TEST(Hardening, ThreadCountIsCappedAndAPoolThatCannotStartRunsWithFewer) {
   poolgradSetNumThreads(4096);
   EXPECT_EQ(poolgradGetNumThreads(), 1024);
@@ -398,10 +463,13 @@ TEST(Hardening, ThreadCountIsCappedAndAPoolThatCannotStartRunsWithFewer) {
     setrlimit(RLIMIT_AS, &lim);
     poolgradSetNumThreads(1024);
     MaxPoolCall m;
-    HostTensor big({4, 64, 32, 32}, ACL_FLOAT), bo({4, 64, 16, 16}, ACL_FLOAT), bi({4, 64, 16, 16}, ACL_INT64);
+    HostTensor big({4, 64, 32, 32}, ACL_FLOAT), bo({4, 64, 16, 16}, ACL_FLOAT),
+        bi({4, 64, 16, 16}, ACL_INT64);
     uint64_t ws;
     aclOpExecutor *ex;
-    if (aclnnMaxPool2dWithIndicesGetWorkspaceSize(big.t(), m.k, m.s, m.p, m.d, false, bo.t(), bi.t(), &ws, &ex)) _exit(2);
+    if (aclnnMaxPool2dWithIndicesGetWorkspaceSize(big.t(), m.k, m.s, m.p, m.d, false, bo.t(),
+                                                  bi.t(), &ws, &ex))
+      _exit(2);
     void *w = std::malloc(ws);
     _exit(w && aclnnMaxPool2dWithIndices(w, ws, ex, nullptr) == ACLNN_SUCCESS ? 0 : 3);
   }
@@ -412,7 +480,8 @@ TEST(Hardening, ThreadCountIsCappedAndAPoolThatCannotStartRunsWithFewer) {
 #endif
 }
 
-// ---- 12: decisions -----------------------------------------------------------------------------------
+// ---- 12: decisions
+// -----------------------------------------------------------------------------------
 TEST(Hardening, MisalignedAddressesAndDirectoryConfigAreRefused) {
   std::vector<int64_t> storage(20);
   char *base = reinterpret_cast<char *>(storage.data()) + 2;  // not a multiple of 4
@@ -422,8 +491,9 @@ TEST(Hardening, MisalignedAddressesAndDirectoryConfigAreRefused) {
   IntArray k({2}), s({2}), p({0}), d({1});
   uint64_t ws;
   aclOpExecutor *ex;
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
-                    ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices", "is not aligned to its element size 4");
+  EXPECT_STATUS_MSG(
+      aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
+      ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices", "is not aligned to its element size 4");
   aclDestroyTensor(x);
   EXPECT_EQ(aclInit("/tmp"), ACL_ERROR_INVALID_FILE);
   EXPECT_NE(last_msg().find("is not a regular file"), std::string::npos);

@@ -28,17 +28,17 @@ struct SizeCase {
 
 TEST(MaxPoolOutputSize, Table) {
   const SizeCase cases[] = {
-      {4, 2, 2, 0, 1, false, 2},  {4, 2, 2, 0, 1, true, 2},    // spec examples
-      {3, 2, 2, 0, 1, false, 1},  {3, 2, 2, 0, 1, true, 2},    // ceil adds a partial window
-      {5, 2, 2, 1, 1, true, 3},                                // window at 4 starts inside: kept
-      {4, 2, 2, 1, 1, true, 3},   {4, 2, 2, 1, 1, false, 3},   //
+      {4, 2, 2, 0, 1, false, 2},    {4, 2, 2, 0, 1, true, 2},   // spec examples
+      {3, 2, 2, 0, 1, false, 1},    {3, 2, 2, 0, 1, true, 2},   // ceil adds a partial window
+      {5, 2, 2, 1, 1, true, 3},                                 // window at 4 starts inside: kept
+      {4, 2, 2, 1, 1, true, 3},     {4, 2, 2, 1, 1, false, 3},  //
       {112, 3, 2, 1, 1, false, 56}, {71, 3, 2, 0, 1, true, 35},
-      {1, 1, 1, 0, 1, false, 1},  {1, 1, 5, 0, 1, true, 1},    // size-1 input
-      {1, 3, 1, 1, 1, false, 1},  {2, 3, 1, 1, 2, false, 0},   // padding/dilation
-      {3, 5, 1, 0, 1, false, -1}, {3, 5, 1, 0, 1, true, -1},   // window larger than input
-      {3, 4, 2, 0, 1, true, 1},   {3, 4, 2, 0, 1, false, 0},
-      {10, 3, 3, 1, 1, true, 4},  {4, 2, 3, 1, 1, true, 2},    // drop rule applies
-      {6, 2, 4, 1, 1, true, 2},   {64, 3, 1, 1, 2, false, 62},
+      {1, 1, 1, 0, 1, false, 1},    {1, 1, 5, 0, 1, true, 1},   // size-1 input
+      {1, 3, 1, 1, 1, false, 1},    {2, 3, 1, 1, 2, false, 0},  // padding/dilation
+      {3, 5, 1, 0, 1, false, -1},   {3, 5, 1, 0, 1, true, -1},  // window larger than input
+      {3, 4, 2, 0, 1, true, 1},     {3, 4, 2, 0, 1, false, 0},
+      {10, 3, 3, 1, 1, true, 4},    {4, 2, 3, 1, 1, true, 2},  // drop rule applies
+      {6, 2, 4, 1, 1, true, 2},     {64, 3, 1, 1, 2, false, 62},
   };
   for (const SizeCase &c : cases) {
     // The reference counts windows; the table gives the formula's value (<= 0 means no output).
@@ -54,8 +54,8 @@ TEST(MaxPoolOutputSize, Table) {
     IntArray k({c.k}), s({c.s}), p({c.p}), d({c.d});
     uint64_t ws;
     aclOpExecutor *ex = nullptr;
-    EXPECT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, c.ceil, out.t(),
-                                                        idx.t(), &ws, &ex),
+    EXPECT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, c.ceil, out.t(), idx.t(),
+                                                        &ws, &ex),
               ACLNN_SUCCESS)
         << last_msg();
     aclDestroyAclOpExecutor(ex);
@@ -78,8 +78,8 @@ struct BwdArgs {
   aclnnStatus call(const aclTensor *gyt, const aclTensor *selft, const aclTensor *idxt,
                    const aclIntArray *kk, const aclIntArray *ss, const aclIntArray *pp,
                    const aclIntArray *dd, aclTensor *gxt) {
-    aclnnStatus st = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
-        gyt, selft, idxt, kk, ss, pp, dd, ceil, gxt, &ws, &ex);
+    aclnnStatus st = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gyt, selft, idxt, kk, ss, pp,
+                                                                       dd, ceil, gxt, &ws, &ex);
     if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(ex);
     return st;
   }
@@ -96,14 +96,14 @@ TEST(MaxPoolBackwardContract, NullPointers) {
   BwdArgs a;
   aclOpExecutor *ex;
   uint64_t ws;
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
-                        a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, false, a.gx.t(),
-                        nullptr, &ex),
-                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "workspaceSize");
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
-                        a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, false, a.gx.t(),
-                        &ws, nullptr),
-                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "executor");
+  EXPECT_STATUS_MSG(
+      aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s,
+                                                        a.p, a.d, false, a.gx.t(), nullptr, &ex),
+      ACLNN_ERR_PARAM_NULLPTR, kBwd, "workspaceSize");
+  EXPECT_STATUS_MSG(
+      aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s,
+                                                        a.p, a.d, false, a.gx.t(), &ws, nullptr),
+      ACLNN_ERR_PARAM_NULLPTR, kBwd, "executor");
   EXPECT_STATUS_MSG(a.call(nullptr, a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, a.gx.t()),
                     ACLNN_ERR_PARAM_NULLPTR, kBwd, "gradOutput");
   EXPECT_STATUS_MSG(a.call(a.gy.t(), nullptr, a.idx.t(), a.k, a.s, a.p, a.d, a.gx.t()),
@@ -186,17 +186,21 @@ TEST(MaxPoolBackwardContract, Attributes) {
     IntArray kk(k), ss(s), pp(p), dd(d);
     return a.call(a.gy.t(), a.self.t(), a.idx.t(), kk, ss, pp, dd, a.gx.t());
   };
-  EXPECT_STATUS_MSG(with({}, {2}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "kernelSize must have length");
+  EXPECT_STATUS_MSG(with({}, {2}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "kernelSize must have length");
   EXPECT_STATUS_MSG(with({2, 2, 2}, {2}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "kernelSize");
   EXPECT_STATUS_MSG(with({0, 1}, {2}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "kernelSize[0]");
   EXPECT_STATUS_MSG(with({2, -1}, {2}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "kernelSize[1]");
   EXPECT_STATUS_MSG(with({2}, {0, 1}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "stride[0]");
-  EXPECT_STATUS_MSG(with({2}, {2, 2, 2}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "stride must have length");
+  EXPECT_STATUS_MSG(with({2}, {2, 2, 2}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "stride must have length");
   EXPECT_STATUS_MSG(with({2}, {2}, {2, 0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd,
                     "padding[0]=2 must be <= kernelSize/2=1");
   EXPECT_STATUS_MSG(with({2}, {2}, {-1}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "padding[0]");
-  EXPECT_STATUS_MSG(with({2}, {2}, {}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd, "padding must have length");
-  EXPECT_STATUS_MSG(with({2}, {2}, {0}, {}), ACLNN_ERR_PARAM_INVALID, kBwd, "dilation must have length");
+  EXPECT_STATUS_MSG(with({2}, {2}, {}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "padding must have length");
+  EXPECT_STATUS_MSG(with({2}, {2}, {0}, {}), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "dilation must have length");
   EXPECT_STATUS_MSG(with({2}, {2}, {0}, {0}), ACLNN_ERR_PARAM_INVALID, kBwd, "dilation[0]");
   EXPECT_STATUS_MSG(with({int64_t(1) << 40}, {2}, {0}, {1}), ACLNN_ERR_PARAM_INVALID, kBwd,
                     "kernelSize[0]");
@@ -240,7 +244,8 @@ TEST(MaxPoolBackwardContract, Shapes) {
   EXPECT_STATUS_MSG(a.call(a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, nodata),
                     ACLNN_ERR_PARAM_NULLPTR, kBwd, "gradInput must have data");
   // self's data is never read: a null self address is fine.
-  aclTensor *self_nodata = aclCreateTensor(dims, 4, ACL_FLOAT, st, 0, ACL_FORMAT_NCHW, sd, 1, nullptr);
+  aclTensor *self_nodata =
+      aclCreateTensor(dims, 4, ACL_FLOAT, st, 0, ACL_FORMAT_NCHW, sd, 1, nullptr);
   EXPECT_EQ(a.call(a.gy.t(), self_nodata, a.idx.t(), a.k, a.s, a.p, a.d, a.gx.t()), ACLNN_SUCCESS)
       << last_msg();
   aclDestroyTensor(nodata);
@@ -257,7 +262,8 @@ TEST(MaxPoolBackwardContract, EmptyBatch) {
                                                               a.p, a.d, false, gx.t(), &ws, &ex),
             ACLNN_SUCCESS);
   EXPECT_EQ(ws, 0u);
-  EXPECT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+  EXPECT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
+            ACLNN_SUCCESS);
 }
 
 TEST(MaxPoolBackwardContract, Phase2Misuse) {
@@ -266,9 +272,8 @@ TEST(MaxPoolBackwardContract, Phase2Misuse) {
   BwdArgs a;
   uint64_t ws;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(a.gy.t(), a.self.t(), a.idx.t(),
-                                                              a.k, a.s, a.p, a.d, false, a.gx.t(),
-                                                              &ws, &ex),
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
+                a.gy.t(), a.self.t(), a.idx.t(), a.k, a.s, a.p, a.d, false, a.gx.t(), &ws, &ex),
             ACLNN_SUCCESS);
   EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(nullptr, 16, ex, nullptr),
                     ACLNN_ERR_PARAM_NULLPTR, kBwd, "workspace");
@@ -291,7 +296,8 @@ TEST(MaxPoolForwardContract, Rules) {
   aclOpExecutor *ex;
   auto call = [&](const aclTensor *xt, const aclIntArray *kk, const aclIntArray *ss,
                   const aclIntArray *pp, const aclIntArray *dd, aclTensor *ot, aclTensor *it) {
-    aclnnStatus st = aclnnMaxPool2dWithIndicesGetWorkspaceSize(xt, kk, ss, pp, dd, false, ot, it, &ws, &ex);
+    aclnnStatus st =
+        aclnnMaxPool2dWithIndicesGetWorkspaceSize(xt, kk, ss, pp, dd, false, ot, it, &ws, &ex);
     if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(ex);
     return st;
   };
@@ -302,29 +308,48 @@ TEST(MaxPoolForwardContract, Rules) {
   EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
                                                               idx.t(), &ws, nullptr),
                     ACLNN_ERR_PARAM_NULLPTR, kFwd, "executor");
-  EXPECT_STATUS_MSG(call(nullptr, k, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "self");
-  EXPECT_STATUS_MSG(call(x.t(), nullptr, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "kernelSize");
-  EXPECT_STATUS_MSG(call(x.t(), k, nullptr, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "stride");
-  EXPECT_STATUS_MSG(call(x.t(), k, s, nullptr, d, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "padding");
-  EXPECT_STATUS_MSG(call(x.t(), k, s, p, nullptr, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "dilation");
-  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, nullptr, idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "out");
-  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, out.t(), nullptr), ACLNN_ERR_PARAM_NULLPTR, kFwd, "indices");
-  HostTensor xi({2, 3, 4, 4}, ACL_INT32), o16({2, 3, 2, 2}, ACL_FLOAT16), iu8({2, 3, 2, 2}, ACL_UINT8);
-  EXPECT_STATUS_MSG(call(xi.t(), k, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "self dtype");
-  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, o16.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "out dtype");
-  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, out.t(), iu8.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "indices dtype");
-  HostTensor onhwc({2, 3, 2, 2}, ACL_FLOAT, ACL_FORMAT_NHWC), xz({2, 3, 4, 4}, ACL_FLOAT, ACL_FORMAT_FRACTAL_Z);
-  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, onhwc.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "out format");
-  EXPECT_STATUS_MSG(call(xz.t(), k, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "public format");
+  EXPECT_STATUS_MSG(call(nullptr, k, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd,
+                    "self");
+  EXPECT_STATUS_MSG(call(x.t(), nullptr, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd,
+                    "kernelSize");
+  EXPECT_STATUS_MSG(call(x.t(), k, nullptr, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd,
+                    "stride");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, nullptr, d, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd,
+                    "padding");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, nullptr, out.t(), idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd,
+                    "dilation");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, nullptr, idx.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd,
+                    "out");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, out.t(), nullptr), ACLNN_ERR_PARAM_NULLPTR, kFwd,
+                    "indices");
+  HostTensor xi({2, 3, 4, 4}, ACL_INT32), o16({2, 3, 2, 2}, ACL_FLOAT16),
+      iu8({2, 3, 2, 2}, ACL_UINT8);
+  EXPECT_STATUS_MSG(call(xi.t(), k, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "self dtype");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, o16.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "out dtype");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, out.t(), iu8.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "indices dtype");
+  HostTensor onhwc({2, 3, 2, 2}, ACL_FLOAT, ACL_FORMAT_NHWC),
+      xz({2, 3, 4, 4}, ACL_FLOAT, ACL_FORMAT_FRACTAL_Z);
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, onhwc.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "out format");
+  EXPECT_STATUS_MSG(call(xz.t(), k, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "public format");
   HostTensor x2({4, 4}, ACL_FLOAT);
-  EXPECT_STATUS_MSG(call(x2.t(), k, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "3-D or 4-D");
+  EXPECT_STATUS_MSG(call(x2.t(), k, s, p, d, out.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "3-D or 4-D");
   IntArray p2({2});
-  EXPECT_STATUS_MSG(call(x.t(), k, s, p2, d, out.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "padding[0]=2");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p2, d, out.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "padding[0]=2");
   HostTensor obad({2, 3, 3, 2}, ACL_FLOAT), ibad({2, 3, 2, 3}, ACL_INT32);
-  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, obad.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "out shape");
-  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, out.t(), ibad.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "indices shape");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, obad.t(), idx.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "out shape");
+  EXPECT_STATUS_MSG(call(x.t(), k, s, p, d, out.t(), ibad.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "indices shape");
   HostTensor x0({0, 3, 4, 4}, ACL_FLOAT), o0({0, 3, 2, 2}, ACL_FLOAT), i0({0, 3, 2, 2}, ACL_INT32);
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x0.t(), k, s, p, d, false, o0.t(), i0.t(), &ws, &ex),
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x0.t(), k, s, p, d, false, o0.t(), i0.t(),
+                                                      &ws, &ex),
             ACLNN_SUCCESS);
   EXPECT_EQ(ws, 0u);
   EXPECT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
@@ -344,8 +369,9 @@ TEST(MaxPoolForwardContract, Int32IndicesNeedSmallPlanes) {
   IntArray k({2}), s({2}), p({0}), d({1});
   uint64_t ws;
   aclOpExecutor *ex;
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, o, ix, &ws, &ex),
-                    ACLNN_ERR_PARAM_INVALID, kFwd, "INT32 requires H*W");
+  EXPECT_STATUS_MSG(
+      aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, o, ix, &ws, &ex),
+      ACLNN_ERR_PARAM_INVALID, kFwd, "INT32 requires H*W");
   aclDestroyTensor(x);
   aclDestroyTensor(o);
   aclDestroyTensor(ix);
@@ -357,12 +383,14 @@ TEST(MaxPoolBackwardContract, CannCases) {
   // a CHW (rank 3) tensor in NCL format
   HostTensor gy({3, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCL), self({3, 4, 4}, ACL_FLOAT, ACL_FORMAT_NCL),
       idx({3, 2, 2}, ACL_INT64), gx({3, 4, 4}, ACL_FLOAT, ACL_FORMAT_NCL);
-  EXPECT_EQ(a.call(gy.t(), self.t(), idx.t(), a.k, a.s, a.p, a.d, gx.t()), ACLNN_SUCCESS) << last_msg();
+  EXPECT_EQ(a.call(gy.t(), self.t(), idx.t(), a.k, a.s, a.p, a.d, gx.t()), ACLNN_SUCCESS)
+      << last_msg();
   // kernelSize {2}, stride {1}, ceilMode true
   HostTensor gy3({2, 3, 3, 3}, ACL_FLOAT), idx3({2, 3, 3, 3}, ACL_INT32);
   IntArray k2({2}), s1({1}), p0({0}), d1({1});
   a.ceil = true;
-  EXPECT_EQ(a.call(gy3.t(), a.self.t(), idx3.t(), k2, s1, p0, d1, a.gx.t()), ACLNN_SUCCESS) << last_msg();
+  EXPECT_EQ(a.call(gy3.t(), a.self.t(), idx3.t(), k2, s1, p0, d1, a.gx.t()), ACLNN_SUCCESS)
+      << last_msg();
   a.ceil = false;
   // FLOAT data, INT32 indices, NCHW
   HostTensor idx32({2, 3, 2, 2}, ACL_INT32);
@@ -370,7 +398,8 @@ TEST(MaxPoolBackwardContract, CannCases) {
   // FLOAT16 / BF16 accepted on the 950 profile
   for (aclDataType dt : {ACL_FLOAT16, ACL_BF16}) {
     HostTensor g({2, 3, 2, 2}, dt), sf({2, 3, 4, 4}, dt), x({2, 3, 4, 4}, dt);
-    EXPECT_EQ(a.call(g.t(), sf.t(), a.idx.t(), a.k, a.s, a.p, a.d, x.t()), ACLNN_SUCCESS) << last_msg();
+    EXPECT_EQ(a.call(g.t(), sf.t(), a.idx.t(), a.k, a.s, a.p, a.d, x.t()), ACLNN_SUCCESS)
+        << last_msg();
   }
 }
 
@@ -378,12 +407,45 @@ TEST(MaxPoolBackwardContract, CannCases) {
 TEST(MaxPoolNumerics, FluentTesterCases) {
   // Hand-picked cases through the tester: ceil mode with padding and threads, dilation with
   // channels-last bf16, a rank-3 float16 input with random indices, a strided view.
-  MaxPoolTester().batch(2).channels(3).input(7, 9).kernel(3).stride(2).padding(1).ceil(true).threads(3).test();
-  MaxPoolTester().batch(2).channels(20).input(11, 10).kernel(3, 2).dilation(2, 1).nhwc(true).dtype(ACL_BF16).test();
-  MaxPoolTester().rank3(true).channels(4).input(9, 9).kernel(2).dtype(ACL_FLOAT16).index_dtype(ACL_INT32).indices(1).test();
-  MaxPoolTester().batch(3).channels(2).input(12, 13).kernel(2).stride(1).layout(2).seed(7).threads(2).test();
+  MaxPoolTester()
+      .batch(2)
+      .channels(3)
+      .input(7, 9)
+      .kernel(3)
+      .stride(2)
+      .padding(1)
+      .ceil(true)
+      .threads(3)
+      .test();
+  MaxPoolTester()
+      .batch(2)
+      .channels(20)
+      .input(11, 10)
+      .kernel(3, 2)
+      .dilation(2, 1)
+      .nhwc(true)
+      .dtype(ACL_BF16)
+      .test();
+  MaxPoolTester()
+      .rank3(true)
+      .channels(4)
+      .input(9, 9)
+      .kernel(2)
+      .dtype(ACL_FLOAT16)
+      .index_dtype(ACL_INT32)
+      .indices(1)
+      .test();
+  MaxPoolTester()
+      .batch(3)
+      .channels(2)
+      .input(12, 13)
+      .kernel(2)
+      .stride(1)
+      .layout(2)
+      .seed(7)
+      .threads(2)
+      .test();
 }
-
 
 TEST(MaxPoolNumerics, RandomAgainstNaiveReference) {
   std::mt19937 rng(20261202);
@@ -427,19 +489,21 @@ TEST(MaxPoolNumerics, GatherPathAgainstNaiveReference) {
 // The gather's phase-2 index check: a bad index makes the plane fall back to the scatter, which
 // reports the first bad position; nothing is written outside gradInput.
 TEST(MaxPoolNumerics, GatherPathBadIndex) {
-  HostTensor gy({1, 2, 4, 16}, ACL_FLOAT), x({1, 2, 8, 32}, ACL_FLOAT), idx({1, 2, 4, 16}, ACL_INT32),
-      gx({1, 2, 8, 32}, ACL_FLOAT);
+  HostTensor gy({1, 2, 4, 16}, ACL_FLOAT), x({1, 2, 8, 32}, ACL_FLOAT),
+      idx({1, 2, 4, 16}, ACL_INT32), gx({1, 2, 8, 32}, ACL_FLOAT);
   for (int64_t pl = 0; pl < 2; ++pl)
     for (int64_t o = 0; o < 64; ++o) idx.set_int(pl * 64 + o, (o / 16) * 64 + (o % 16) * 2);
   idx.set_int(64 + 17, 256);  // plane 1, (1, 1): one past the plane
   IntArray k({2}), s({2}), p({0}), d({1});
   uint64_t ws;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d, false,
-                                                              gx.t(), &ws, &ex),
-            ACLNN_SUCCESS) << last_msg();
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID,
-                    "aclnnMaxPool2dWithIndicesBackward", "indices[0,1,1,1]=256");
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
+                                                              false, gx.t(), &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
+                    ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndicesBackward",
+                    "indices[0,1,1,1]=256");
   EXPECT_TRUE(gx.guards_intact());
 }
 
@@ -450,8 +514,10 @@ TEST(MaxPoolNumerics, NoInputElementInWindowGivesMinusInfAndMinusOne) {
   IntArray k({2}), s({1}), p({1}), d({3});
   uint64_t ws;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
-            ACLNN_SUCCESS) << last_msg();
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                      &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
   ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   EXPECT_EQ(out.get(0), -INFINITY);
   EXPECT_EQ(idx.get_int(0), -1);
@@ -461,7 +527,8 @@ TEST(MaxPoolNumerics, NoInputElementInWindowGivesMinusInfAndMinusOne) {
   ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
                                                               false, gx.t(), &ws, &ex),
             ACLNN_SUCCESS);
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
+            ACLNN_SUCCESS);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(gx.get(i), 0.0f);
 }
 
@@ -472,14 +539,16 @@ TEST(MaxPoolNumerics, TiesFirstWinsNaNLastWins) {
   IntArray k({2, 3}), s({1}), p({0}), d({1});
   uint64_t ws;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                      &ws, &ex),
             ACLNN_SUCCESS);
   ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   EXPECT_TRUE(std::isnan(out.get(0)));
   EXPECT_EQ(idx.get_int(0), 5);
   x.set(3, 0.0f);
   x.set(5, 0.0f);
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                      &ws, &ex),
             ACLNN_SUCCESS);
   ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   EXPECT_EQ(out.get(0), 3.0f);
@@ -494,7 +563,8 @@ TEST(MaxPoolNumerics, WorkedExampleFromCannSample) {
   IntArray k({2}), s({2}), p({0}), d({1});
   uint64_t ws;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                      &ws, &ex),
             ACLNN_SUCCESS);
   ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   EXPECT_EQ(idx.get_int(0), 0);
@@ -505,7 +575,8 @@ TEST(MaxPoolNumerics, WorkedExampleFromCannSample) {
   ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
                                                               false, gx.t(), &ws, &ex),
             ACLNN_SUCCESS);
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
+            ACLNN_SUCCESS);
   for (int i = 0; i < 12; ++i)
     EXPECT_EQ(gx.get(i), i == 0 ? 0.4757f : i == 6 ? 0.1726f : 0.0f) << i;
 }
@@ -528,8 +599,7 @@ TEST(MaxPoolNumerics, BadIndexInPhase2) {
                                                                   p, d, false, gx.t(), &ws, &ex),
                 ACLNN_SUCCESS);
       EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
-                        ACLNN_ERR_PARAM_INVALID, kBwd,
-                        "indices[1,1,0,1]=" + std::to_string(badv));
+                        ACLNN_ERR_PARAM_INVALID, kBwd, "indices[1,1,0,1]=" + std::to_string(badv));
       EXPECT_TRUE(gx.outside_view_untouched());
     }
   }
@@ -538,7 +608,8 @@ TEST(MaxPoolNumerics, BadIndexInPhase2) {
 TEST(MaxPoolNumerics, OverlappingGradInputViewIsDeterministic) {
   // A gradInput view with a zero stride on C: both channels share storage. The result is the
   // last plane's, whatever the thread count.
-  HostTensor gy({1, 2, 1, 1}, ACL_FLOAT), self({1, 2, 2, 2}, ACL_FLOAT), idx({1, 2, 1, 1}, ACL_INT64);
+  HostTensor gy({1, 2, 1, 1}, ACL_FLOAT), self({1, 2, 2, 2}, ACL_FLOAT),
+      idx({1, 2, 1, 1}, ACL_INT64);
   HostTensor gx({1, 2, 2, 2}, {8, 0, 2, 1}, 0, 4, ACL_FLOAT, ACL_FORMAT_NCHW);
   gy.set(0, 1.0f);
   gy.set(1, 2.0f);
@@ -547,10 +618,11 @@ TEST(MaxPoolNumerics, OverlappingGradInputViewIsDeterministic) {
   IntArray k({2}), s({2}), p({0}), d({1});
   uint64_t ws;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k, s, p,
-                                                              d, false, gx.t(), &ws, &ex),
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k, s, p, d,
+                                                              false, gx.t(), &ws, &ex),
             ACLNN_SUCCESS);
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
+            ACLNN_SUCCESS);
   EXPECT_EQ(gx.get(0), 0.0f);
   EXPECT_EQ(gx.get(3), 2.0f);
 }
@@ -579,7 +651,7 @@ TEST(MaxPoolNumerics, HalfPrecisionRoundingOfSums) {
     std::vector<float> a(C * hw), want(C * hw, 0.0f);
     for (int64_t i = 0; i < C * hw; ++i) {
       const int64_t pl = i / hw, o = i % hw;  // output o of plane pl goes to pixel o / 2
-      const bool second = o % 2 == 1;          // b of the pair; a is at i - 1
+      const bool second = o % 2 == 1;         // b of the pair; a is at i - 1
       const uint32_t sign = rng() & 0x8000, frac = rng() & ((1u << mant) - 1);
       uint16_t bits = static_cast<uint16_t>(rng());  // kind 0: any pattern
       const int kind = static_cast<int>((o / 2) % 4);
@@ -606,8 +678,11 @@ TEST(MaxPoolNumerics, HalfPrecisionRoundingOfSums) {
     aclOpExecutor *ex;
     ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k, s, p,
                                                                 d, false, gx.t(), &ws, &ex),
-              ACLNN_SUCCESS) << last_msg();
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+              ACLNN_SUCCESS)
+        << last_msg();
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
+              ACLNN_SUCCESS)
+        << last_msg();
     int64_t bad = 0, nans = 0, infs = 0, subnormal = 0;
     for (int64_t i = 0; i < C * hw; ++i) {
       const float got = gx.get(i), exp = from_bits(to_bits(want[i]));
@@ -636,8 +711,8 @@ TEST(MaxPoolGolden, MatchesPyTorch) {
     const std::string dts = g.s("dtype");
     const aclDataType dt = dts == "FLOAT" ? ACL_FLOAT : dts == "FLOAT16" ? ACL_FLOAT16 : ACL_BF16;
     SCOPED_TRACE("case N=" + g.s("N") + " H=" + g.s("H") + " W=" + g.s("W") + " k=" + g.s("kh") +
-                 " s=" + g.s("sh") + " p=" + g.s("ph") + " d=" + g.s("dh") + " ceil=" + g.s("ceil") +
-                 " " + dts);
+                 " s=" + g.s("sh") + " p=" + g.s("ph") + " d=" + g.s("dh") +
+                 " ceil=" + g.s("ceil") + " " + dts);
     const int64_t n = g.i("N"), c = g.i("C"), h = g.i("H"), w = g.i("W");
     const auto &gout = g.arrays.at("out");
     const int64_t plane_out = static_cast<int64_t>(gout.size()) / (n * c);
@@ -645,27 +720,33 @@ TEST(MaxPoolGolden, MatchesPyTorch) {
         d({g.i("dh"), g.i("dw")});
     const bool ceil = g.i("ceil") != 0;
     // Output dims from the library's phase 1: try the reference size.
-    const PoolRef a{g.i("kh"), g.i("kw"), g.i("sh"), g.i("sw"), g.i("ph"), g.i("pw"), g.i("dh"), g.i("dw"), ceil};
-    const int64_t ho = ref_out_size(h, a.kh, a.sh, a.ph, a.dh, ceil), wo = ref_out_size(w, a.kw, a.sw, a.pw, a.dw, ceil);
+    const PoolRef a{g.i("kh"), g.i("kw"), g.i("sh"), g.i("sw"), g.i("ph"),
+                    g.i("pw"), g.i("dh"), g.i("dw"), ceil};
+    const int64_t ho = ref_out_size(h, a.kh, a.sh, a.ph, a.dh, ceil),
+                  wo = ref_out_size(w, a.kw, a.sw, a.pw, a.dw, ceil);
     ASSERT_EQ(ho * wo, plane_out);
     for (aclDataType idt : {ACL_INT64, ACL_INT32}) {
       HostTensor x({n, c, h, w}, dt), out({n, c, ho, wo}, dt), idx({n, c, ho, wo}, idt);
       for (int64_t i = 0; i < x.numel(); ++i) x.set(i, static_cast<float>(g.arrays.at("x")[i]));
       uint64_t ws;
       aclOpExecutor *ex;
-      ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, ceil, out.t(), idx.t(), &ws, &ex),
-                ACLNN_SUCCESS) << last_msg();
+      ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, ceil, out.t(), idx.t(),
+                                                          &ws, &ex),
+                ACLNN_SUCCESS)
+          << last_msg();
       ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
       for (int64_t i = 0; i < out.numel(); ++i) {
         ASSERT_EQ(out.get(i), static_cast<float>(gout[i])) << i;
         ASSERT_EQ(idx.get_int(i), static_cast<int64_t>(g.arrays.at("indices")[i])) << i;
       }
       HostTensor gy({n, c, ho, wo}, dt), gx({n, c, h, w}, dt);
-      for (int64_t i = 0; i < gy.numel(); ++i) gy.set(i, static_cast<float>(g.arrays.at("gradOutput")[i]));
-      ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
-                                                                  ceil, gx.t(), &ws, &ex),
+      for (int64_t i = 0; i < gy.numel(); ++i)
+        gy.set(i, static_cast<float>(g.arrays.at("gradOutput")[i]));
+      ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p,
+                                                                  d, ceil, gx.t(), &ws, &ex),
                 ACLNN_SUCCESS);
-      ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+      ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
+                ACLNN_SUCCESS);
       const auto &ggx = g.arrays.at("gradInput");
       for (int64_t i = 0; i < gx.numel(); ++i) {
         const float want = static_cast<float>(ggx[i]);

@@ -32,8 +32,10 @@ struct Bwd {
   aclnnStatus call(aclDataType dt, aclDataType idt, aclFormat fmt, std::vector<int64_t> dil) {
     const bool nhwc = fmt == ACL_FORMAT_NHWC;
     const int64_t ho = dil[0] == 1 ? 2 : 1;
-    std::vector<int64_t> in = nhwc ? std::vector<int64_t>{1, 4, 4, 2} : std::vector<int64_t>{1, 2, 4, 4};
-    std::vector<int64_t> out = nhwc ? std::vector<int64_t>{1, ho, ho, 2} : std::vector<int64_t>{1, 2, ho, ho};
+    std::vector<int64_t> in =
+        nhwc ? std::vector<int64_t>{1, 4, 4, 2} : std::vector<int64_t>{1, 2, 4, 4};
+    std::vector<int64_t> out =
+        nhwc ? std::vector<int64_t>{1, ho, ho, 2} : std::vector<int64_t>{1, 2, ho, ho};
     HostTensor gy(out, dt, fmt), self(in, dt, fmt), idx(out, idt, fmt), gx(in, dt, fmt);
     for (int64_t i = 0; i < idx.numel(); ++i) {
       idx.set_int(i, (i * 5) % 16);
@@ -42,8 +44,8 @@ struct Bwd {
     IntArray k({2}), s({2}), p({0}), d(dil);
     uint64_t ws;
     aclOpExecutor *ex;
-    aclnnStatus st = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k, s, p, d,
-                                                                       false, gx.t(), &ws, &ex);
+    aclnnStatus st = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
+        gy.t(), self.t(), idx.t(), k, s, p, d, false, gx.t(), &ws, &ex);
     if (st == ACLNN_SUCCESS) {
       st = aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr);
       values = gx.values();
@@ -57,12 +59,14 @@ aclnnStatus fwd(aclDataType dt, aclDataType idt, aclFormat fmt, std::vector<int6
   const bool nhwc = fmt == ACL_FORMAT_NHWC;
   const int64_t ho = dil[0] == 1 ? 2 : 1;
   HostTensor x(nhwc ? std::vector<int64_t>{1, 4, 4, 2} : std::vector<int64_t>{1, 2, 4, 4}, dt, fmt);
-  std::vector<int64_t> od = nhwc ? std::vector<int64_t>{1, ho, ho, 2} : std::vector<int64_t>{1, 2, ho, ho};
+  std::vector<int64_t> od =
+      nhwc ? std::vector<int64_t>{1, ho, ho, 2} : std::vector<int64_t>{1, 2, ho, ho};
   HostTensor out(od, dt, fmt), idx(od, idt, fmt);
   IntArray k({2}), s({2}), p({0}), d(dil);
   uint64_t ws;
   aclOpExecutor *ex;
-  aclnnStatus st = aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex);
+  aclnnStatus st = aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
+                                                             idx.t(), &ws, &ex);
   if (st == ACLNN_SUCCESS) st = aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr);
   return st;
 }
@@ -87,7 +91,8 @@ TEST(Profiles, Ascend950AcceptsTheWidestLine) {
       EXPECT_EQ(fwd(dt, idt, ACL_FORMAT_NCHW, {1}), ACLNN_SUCCESS) << last_msg();
     }
   EXPECT_EQ(b.call(ACL_FLOAT, ACL_INT64, ACL_FORMAT_NHWC, {1}), ACLNN_SUCCESS) << last_msg();
-  EXPECT_EQ(b.call(ACL_FLOAT, ACL_INT64, ACL_FORMAT_NCHW, {2, 1}), ACLNN_ERR_PARAM_INVALID);  // shape, not profile
+  EXPECT_EQ(b.call(ACL_FLOAT, ACL_INT64, ACL_FORMAT_NCHW, {2, 1}),
+            ACLNN_ERR_PARAM_INVALID);  // shape, not profile
   last_msg();
   EXPECT_EQ(b.call(ACL_FLOAT, ACL_INT64, ACL_FORMAT_NCHW, {3}), ACLNN_SUCCESS) << last_msg();
   EXPECT_EQ(fwd(ACL_FLOAT, ACL_INT64, ACL_FORMAT_NCHW, {3}), ACLNN_SUCCESS) << last_msg();
@@ -104,12 +109,12 @@ TEST_P(A2A3, MaxPoolBackwardRules) {
   for (aclDataType dt : {ACL_FLOAT16, ACL_BF16})
     EXPECT_STATUS_MSG(b.call(dt, ACL_INT32, ACL_FORMAT_NCHW, {1}), ACLNN_ERR_PARAM_INVALID, kBwd,
                       "is not supported on " + soc + " (FLOAT only)");
-  EXPECT_STATUS_MSG(b.call(ACL_FLOAT, ACL_INT64, ACL_FORMAT_NCHW, {1}), ACLNN_ERR_PARAM_INVALID, kBwd,
-                    "indices dtype INT64 is not supported on " + soc + " (INT32 only)");
-  EXPECT_STATUS_MSG(b.call(ACL_FLOAT, ACL_INT32, ACL_FORMAT_NCHW, {3}), ACLNN_ERR_PARAM_INVALID, kBwd,
-                    "dilation must be 1 on both axes on " + soc);
-  EXPECT_STATUS_MSG(b.call(ACL_FLOAT, ACL_INT32, ACL_FORMAT_NHWC, {1}), ACLNN_ERR_PARAM_INVALID, kBwd,
-                    "format NHWC is not supported on " + soc);
+  EXPECT_STATUS_MSG(b.call(ACL_FLOAT, ACL_INT64, ACL_FORMAT_NCHW, {1}), ACLNN_ERR_PARAM_INVALID,
+                    kBwd, "indices dtype INT64 is not supported on " + soc + " (INT32 only)");
+  EXPECT_STATUS_MSG(b.call(ACL_FLOAT, ACL_INT32, ACL_FORMAT_NCHW, {3}), ACLNN_ERR_PARAM_INVALID,
+                    kBwd, "dilation must be 1 on both axes on " + soc);
+  EXPECT_STATUS_MSG(b.call(ACL_FLOAT, ACL_INT32, ACL_FORMAT_NHWC, {1}), ACLNN_ERR_PARAM_INVALID,
+                    kBwd, "format NHWC is not supported on " + soc);
   for (aclFormat f : {ACL_FORMAT_ND, ACL_FORMAT_NCL, ACL_FORMAT_HWCN})
     EXPECT_EQ(b.call(ACL_FLOAT, ACL_INT32, f, {1}), ACLNN_SUCCESS) << last_msg();
 }
@@ -133,14 +138,20 @@ TEST_P(A2A3, RoiPoolingIsNotAvailable) {
       y({1, 1, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND), am({1, 1, 2, 2}, ACL_INT32, ACL_FORMAT_ND);
   uint64_t ws;
   aclOpExecutor *ex;
-  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), 2, 2, 1, 1, y.t(), am.t(), &ws, &ex),
-                    ACLNN_ERR_RUNTIME_ERROR, "aclnnRoiPoolingWithArgMax", "not available on " + soc);
-  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(y.t(), x.t(), rois.t(), am.t(), 2, 2, 1.0, &ws, &ex),
-                    ACLNN_ERR_RUNTIME_ERROR, "aclnnRoiPoolingGradWithArgMax", "not available on " + soc);
+  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), 2, 2, 1, 1, y.t(),
+                                                              am.t(), &ws, &ex),
+                    ACLNN_ERR_RUNTIME_ERROR, "aclnnRoiPoolingWithArgMax",
+                    "not available on " + soc);
+  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(y.t(), x.t(), rois.t(), am.t(), 2,
+                                                                  2, 1.0, &ws, &ex),
+                    ACLNN_ERR_RUNTIME_ERROR, "aclnnRoiPoolingGradWithArgMax",
+                    "not available on " + soc);
   // The workspaceSize/executor null check still comes first.
-  EXPECT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), 2, 2, 1, 1, y.t(), am.t(), nullptr, &ex),
+  EXPECT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), 2, 2, 1, 1, y.t(), am.t(),
+                                                      nullptr, &ex),
             ACLNN_ERR_PARAM_NULLPTR);
-  EXPECT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(y.t(), x.t(), rois.t(), am.t(), 2, 2, 1.0, &ws, nullptr),
+  EXPECT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(y.t(), x.t(), rois.t(), am.t(), 2, 2, 1.0,
+                                                          &ws, nullptr),
             ACLNN_ERR_PARAM_NULLPTR);
   last_msg();
 }
@@ -153,8 +164,10 @@ TEST(Profiles, SameNumbersUnderEveryProfileThatAccepts) {
     Profile prof(soc);
     Bwd b;
     ASSERT_EQ(b.call(ACL_FLOAT, ACL_INT32, ACL_FORMAT_NCHW, {1}), ACLNN_SUCCESS) << last_msg();
-    if (first.empty()) first = b.values;
-    else EXPECT_EQ(b.values, first);
+    if (first.empty())
+      first = b.values;
+    else
+      EXPECT_EQ(b.values, first);
   }
 }
 

@@ -37,13 +37,17 @@ TEST(Race, RoisChangedDuringPhase2) {
     aclOpExecutor *ex;
     aclnnStatus st;
     if (iter % 2 == 0) {
-      ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), 3, 3, 1.0f, 1.0f, y.t(), am.t(), &ws, &ex),
-                ACLNN_SUCCESS) << last_msg();
+      ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), 3, 3, 1.0f, 1.0f, y.t(),
+                                                          am.t(), &ws, &ex),
+                ACLNN_SUCCESS)
+          << last_msg();
       st = aclnnRoiPoolingWithArgMax(workspace(ws), ws, ex, nullptr);
       for (int64_t i = 0; i < am.numel(); ++i) am.set_int(i, i % 256);
     } else {
-      ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 3, 3, 1.0, &ws, &ex),
-                ACLNN_SUCCESS) << last_msg();
+      ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 3,
+                                                              3, 1.0, &ws, &ex),
+                ACLNN_SUCCESS)
+          << last_msg();
       st = aclnnRoiPoolingGradWithArgMax(workspace(ws), ws, ex, nullptr);
     }
     ASSERT_TRUE(st == ACLNN_SUCCESS || st == ACLNN_ERR_PARAM_INVALID) << st;

@@ -15,7 +15,8 @@ using namespace pgtest;
 
 namespace {
 
-// ---- overflow and size safety ---------------------------------------------------------------------
+// ---- overflow and size safety
+// ---------------------------------------------------------------------
 TEST(Overflow, ElementCountAndByteSize) {
   float d = 0;
   int64_t big[] = {int64_t(1) << 31, int64_t(1) << 31, int64_t(1) << 2};  // 2^64 elements
@@ -52,11 +53,13 @@ TEST(Overflow, HugeAttributesAndPlanes) {
   aclOpExecutor *ex;
   for (int64_t v : {INT64_MAX, INT64_MAX / 2, int64_t(1) << 31}) {
     IntArray k({2}), s({v}), p({0}), d({1});
-    EXPECT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex),
+    EXPECT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                        &ws, &ex),
               ACLNN_ERR_PARAM_INVALID);
     EXPECT_NE(last_msg().find("stride[0]"), std::string::npos);
     IntArray k2({2}), s2({2}), p2({0}), d2({v});
-    EXPECT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k2, s2, p2, d2, false, out.t(), idx.t(), &ws, &ex),
+    EXPECT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k2, s2, p2, d2, false, out.t(),
+                                                        idx.t(), &ws, &ex),
               ACLNN_ERR_PARAM_INVALID);
     EXPECT_NE(last_msg().find("dilation[0]"), std::string::npos);
   }
@@ -106,9 +109,11 @@ TEST(Overflow, ScratchBeyondMemoryIsRefusedInPhase1) {
   IntArray k({2}), s({2}), p({0}), d({1});
   uint64_t ws = 7;
   aclOpExecutor *ex = nullptr;
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, out, idx, &ws, &ex),
-                    ACLNN_ERR_INNER, "aclnnMaxPool2dWithIndices", "bytes of workspace");
-  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy, x, idx, k, s, p, d, false, gx, &ws, &ex),
+  EXPECT_STATUS_MSG(
+      aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, out, idx, &ws, &ex),
+      ACLNN_ERR_INNER, "aclnnMaxPool2dWithIndices", "bytes of workspace");
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy, x, idx, k, s, p, d, false,
+                                                                      gx, &ws, &ex),
                     ACLNN_ERR_INNER, "aclnnMaxPool2dWithIndicesBackward", "bytes of workspace");
   // RoI forward over 64 such maps of 2^30 pixels: the channel-major path keeps a float copy of
   // one channel's 64 planes, 256 GB.
@@ -120,12 +125,14 @@ TEST(Overflow, ScratchBeyondMemoryIsRefusedInPhase1) {
   aclTensor *rr = aclCreateTensor(rd, 2, ACL_FLOAT, rs, 0, ACL_FORMAT_ND, five, 1, rois);
   int64_t rxd[] = {64, 1, 1 << 15, 1 << 15};
   aclTensor *rx = aclCreateTensor(rxd, 4, ACL_FLOAT, zs, 0, ACL_FORMAT_ND, one, 1, &fgx);
-  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(rx, rr, 1, 1, 1.0f, 1.0f, ry, ra, &ws, &ex),
-                    ACLNN_ERR_INNER, "aclnnRoiPoolingWithArgMax", "bytes of workspace");
+  EXPECT_STATUS_MSG(
+      aclnnRoiPoolingWithArgMaxGetWorkspaceSize(rx, rr, 1, 1, 1.0f, 1.0f, ry, ra, &ws, &ex),
+      ACLNN_ERR_INNER, "aclnnRoiPoolingWithArgMax", "bytes of workspace");
   for (aclTensor *t : {x, out, idx, gy, gx, ry, ra, rr, rx}) aclDestroyTensor(t);
 }
 
-// ---- regressions from fuzzing --------------------------------------------------------------------
+// ---- regressions from fuzzing
+// --------------------------------------------------------------------
 TEST(FuzzRegression, RoiBackwardWithEmptyGradInputPlane) {
   // gradInputRef with W = 0 (no elements): -1 everywhere succeeds, any other argmax is refused.
   HostTensor gy({2, 1, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND), am({2, 1, 1, 1}, ACL_INT32, ACL_FORMAT_ND),
@@ -134,27 +141,36 @@ TEST(FuzzRegression, RoiBackwardWithEmptyGradInputPlane) {
   am.set_int(1, -1);
   uint64_t ws;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 1, 1, 1.0, &ws, &ex),
-            ACLNN_SUCCESS) << last_msg();
-  EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 1, 1,
+                                                          1.0, &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
+      << last_msg();
   am.set_int(1, 0);
-  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 1, 1, 1.0, &ws, &ex),
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 1, 1,
+                                                          1.0, &ws, &ex),
             ACLNN_SUCCESS);
-  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID,
-                    "aclnnRoiPoolingGradWithArgMax", "argmax[1,0,0,0]=0");
+  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr),
+                    ACLNN_ERR_PARAM_INVALID, "aclnnRoiPoolingGradWithArgMax", "argmax[1,0,0,0]=0");
 }
 
 TEST(FuzzRegression, RoiBackwardWithNoChannelsOrNoPlane) {
-  for (std::vector<int64_t> gxd : {std::vector<int64_t>{1, 0, 2, 2}, std::vector<int64_t>{1, 2, 0, 0}}) {
+  for (std::vector<int64_t> gxd :
+       {std::vector<int64_t>{1, 0, 2, 2}, std::vector<int64_t>{1, 2, 0, 0}}) {
     const int64_t c = gxd[1];
-    HostTensor gy({1, c, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND), am({1, c, 1, 1}, ACL_INT32, ACL_FORMAT_ND),
-        rois({1, 5}, ACL_FLOAT, ACL_FORMAT_ND), gx(gxd, ACL_FLOAT, ACL_FORMAT_ND);
+    HostTensor gy({1, c, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND),
+        am({1, c, 1, 1}, ACL_INT32, ACL_FORMAT_ND), rois({1, 5}, ACL_FLOAT, ACL_FORMAT_ND),
+        gx(gxd, ACL_FLOAT, ACL_FORMAT_ND);
     for (int64_t i = 0; i < am.numel(); ++i) am.set_int(i, -1);
     uint64_t ws;
     aclOpExecutor *ex;
-    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 1, 1, 1.0, &ws, &ex),
-              ACLNN_SUCCESS) << last_msg();
-    EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 1, 1,
+                                                            1.0, &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
+        << last_msg();
   }
 }
 
@@ -164,26 +180,33 @@ TEST(FuzzRegression, RoiBackwardEightBinRunsWithEmptyGradInput) {
   // -1 included. 3x3 bins per channel so that a full run of eight is taken (the portable_kernels
   // test runs this under POOLGRAD_CPU_CAPABILITY=default for the other path).
   {
-    HostTensor gy({2, 3, 3, 3}, ACL_FLOAT, ACL_FORMAT_ND), am({2, 3, 3, 3}, ACL_INT32, ACL_FORMAT_ND),
-        rois({2, 5}, ACL_FLOAT, ACL_FORMAT_ND), gx({1, 3, 4, 0}, ACL_FLOAT, ACL_FORMAT_ND);
+    HostTensor gy({2, 3, 3, 3}, ACL_FLOAT, ACL_FORMAT_ND),
+        am({2, 3, 3, 3}, ACL_INT32, ACL_FORMAT_ND), rois({2, 5}, ACL_FLOAT, ACL_FORMAT_ND),
+        gx({1, 3, 4, 0}, ACL_FLOAT, ACL_FORMAT_ND);
     for (int64_t i = 0; i < am.numel(); ++i) {
       am.set_int(i, -1);
       gy.set(i, 1.0f);
     }
     uint64_t ws;
     aclOpExecutor *ex;
-    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 3, 3, 1.0, &ws, &ex),
-              ACLNN_SUCCESS) << last_msg();
-    EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 3, 3,
+                                                            1.0, &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
+        << last_msg();
     am.set_int(3 * 9 + 4, 0);  // roi 1, channel 0, bin (1, 1): no position 0 in an empty plane
-    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 3, 3, 1.0, &ws, &ex),
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 3, 3,
+                                                            1.0, &ws, &ex),
               ACLNN_SUCCESS);
-    EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID,
-                      "aclnnRoiPoolingGradWithArgMax", "argmax[1,0,1,1]=0");
+    EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr),
+                      ACLNN_ERR_PARAM_INVALID, "aclnnRoiPoolingGradWithArgMax",
+                      "argmax[1,0,1,1]=0");
   }
 }
 
-// ---- concurrency -----------------------------------------------------------------------------------
+// ---- concurrency
+// -----------------------------------------------------------------------------------
 TEST(Concurrency, ManyThreadsOnIndependentTensors) {
   constexpr int kThreads = 8;
   std::atomic<int> failures{0};
@@ -192,19 +215,20 @@ TEST(Concurrency, ManyThreadsOnIndependentTensors) {
     ts.emplace_back([t, &failures] {
       std::mt19937 rng(t);
       for (int it = 0; it < 20; ++it) {
-        HostTensor x({2, 3, 9, 9}, ACL_FLOAT), out({2, 3, 5, 5}, ACL_FLOAT), idx({2, 3, 5, 5}, ACL_INT32),
-            gx({2, 3, 9, 9}, ACL_FLOAT);
+        HostTensor x({2, 3, 9, 9}, ACL_FLOAT), out({2, 3, 5, 5}, ACL_FLOAT),
+            idx({2, 3, 5, 5}, ACL_INT32), gx({2, 3, 9, 9}, ACL_FLOAT);
         for (int64_t i = 0; i < x.numel(); ++i) x.set(i, static_cast<float>(rng() % 17));
         IntArray k({3}), s({2}), p({1}), d({1});
         uint64_t ws;
         aclOpExecutor *ex;
-        if (aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex) ||
+        if (aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                      &ws, &ex) ||
             aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr)) {
           ++failures;
           continue;
         }
-        if (aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(out.t(), x.t(), idx.t(), k, s, p, d, false, gx.t(), &ws,
-                                                              &ex) ||
+        if (aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(out.t(), x.t(), idx.t(), k, s, p, d,
+                                                              false, gx.t(), &ws, &ex) ||
             aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr)) {
           ++failures;
           continue;
@@ -232,7 +256,8 @@ TEST(Concurrency, RepeatableExecutorFromSeveralThreadsInTurn) {
   }
   uint64_t ws;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 4, 4, 1.0, &ws, &ex),
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 4, 4,
+                                                          1.0, &ws, &ex),
             ACLNN_SUCCESS);
   ASSERT_EQ(aclSetAclOpExecutorRepeatable(ex), ACLNN_SUCCESS);
   std::mutex turn;
@@ -242,7 +267,8 @@ TEST(Concurrency, RepeatableExecutorFromSeveralThreadsInTurn) {
     ts.emplace_back([&] {
       for (int it = 0; it < 10; ++it) {
         std::lock_guard<std::mutex> lock(turn);  // in turn: one run at a time
-        if (aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr) != ACLNN_SUCCESS) ++failures;
+        if (aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr) != ACLNN_SUCCESS)
+          ++failures;
         double sum = 0;
         for (int64_t i = 0; i < gx.numel(); ++i) sum += gx.get(i);
         if (sum != 64.0) ++failures;
@@ -253,11 +279,13 @@ TEST(Concurrency, RepeatableExecutorFromSeveralThreadsInTurn) {
   EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
 }
 
-// ---- determinism across repeated runs ----------------------------------------------------------------
+// ---- determinism across repeated runs
+// ----------------------------------------------------------------
 TEST(Determinism, RepeatedRunsAreBitwiseIdentical) {
   std::mt19937 rng(11);
   std::normal_distribution<float> nd;
-  HostTensor gy({2, 16, 20, 20}, ACL_FLOAT), x({2, 16, 20, 20}, ACL_FLOAT), idx({2, 16, 20, 20}, ACL_INT64);
+  HostTensor gy({2, 16, 20, 20}, ACL_FLOAT), x({2, 16, 20, 20}, ACL_FLOAT),
+      idx({2, 16, 20, 20}, ACL_INT64);
   for (int64_t i = 0; i < gy.numel(); ++i) {
     gy.set(i, nd(rng));
     idx.set_int(i, rng() % 7);  // heavy overlap: every output names one of 7 inputs
@@ -268,12 +296,15 @@ TEST(Determinism, RepeatedRunsAreBitwiseIdentical) {
     HostTensor gx({2, 16, 20, 20}, ACL_FLOAT);
     uint64_t ws;
     aclOpExecutor *ex;
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d, false, gx.t(),
-                                                                &ws, &ex),
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
+                                                                false, gx.t(), &ws, &ex),
               ACLNN_SUCCESS);
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
-    if (rep == 0) first = gx.values();
-    else EXPECT_EQ(gx.values(), first);
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
+              ACLNN_SUCCESS);
+    if (rep == 0)
+      first = gx.values();
+    else
+      EXPECT_EQ(gx.values(), first);
   }
 }
 

@@ -31,7 +31,8 @@ struct Fwd {
   }
 };
 
-Fwd make_fwd(std::vector<int64_t> xd, std::vector<std::vector<float>> rois, int64_t ph, int64_t pw) {
+Fwd make_fwd(std::vector<int64_t> xd, std::vector<std::vector<float>> rois, int64_t ph,
+             int64_t pw) {
   Fwd f{HostTensor(xd, ACL_FLOAT, ACL_FORMAT_ND),
         HostTensor({static_cast<int64_t>(rois.size()), 5}, ACL_FLOAT, ACL_FORMAT_ND),
         HostTensor({static_cast<int64_t>(rois.size()), xd[1], ph, pw}, ACL_FLOAT, ACL_FORMAT_ND),
@@ -100,7 +101,8 @@ TEST(RoiWorkedExamples, AllNaNOrMinusInfBinGivesMinusInfAndMinusOne) {
 }
 
 TEST(RoiWorkedExamples, B1) {
-  HostTensor gy({1, 32, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND), am({1, 32, 2, 2}, ACL_INT32, ACL_FORMAT_ND);
+  HostTensor gy({1, 32, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND),
+      am({1, 32, 2, 2}, ACL_INT32, ACL_FORMAT_ND);
   HostTensor rois({1, 5}, ACL_FLOAT, ACL_FORMAT_ND), gx({4, 32, 3, 3}, ACL_FLOAT, ACL_FORMAT_ND);
   for (int64_t i = 0; i < gy.numel(); ++i) {
     gy.set(i, 1.0f);
@@ -111,7 +113,8 @@ TEST(RoiWorkedExamples, B1) {
   for (int64_t i = 0; i < gx.numel(); ++i) gx.set(i, 1.0f);
   uint64_t ws;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 2, 2, 1.0, &ws, &ex),
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 2, 2,
+                                                          1.0, &ws, &ex),
             ACLNN_SUCCESS);
   ASSERT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   for (int64_t b = 0; b < 4; ++b)
@@ -144,26 +147,47 @@ TEST(RoiNumerics, CannByteExactCase) {
 }
 
 TEST(RoiNumerics, FluentTesterCases) {
-  RoiTester().batch(2).channels(37).input(10, 21).rois(30).pooled(3, 5).scale(0.5f).threads(3).test_forward();
-  RoiTester().batch(3).channels(9).input(13, 17).rois(40).pooled(7, 7).dtype(ACL_FLOAT16).strided(true).test_backward();
+  RoiTester()
+      .batch(2)
+      .channels(37)
+      .input(10, 21)
+      .rois(30)
+      .pooled(3, 5)
+      .scale(0.5f)
+      .threads(3)
+      .test_forward();
+  RoiTester()
+      .batch(3)
+      .channels(9)
+      .input(13, 17)
+      .rois(40)
+      .pooled(7, 7)
+      .dtype(ACL_FLOAT16)
+      .strided(true)
+      .test_backward();
 }
 
 TEST(RoiNumerics, RandomForward) {
   std::mt19937 rng(31337);
   const RoiCase cases[] = {
-      {2, 3, 9, 11, 20, 2, 3, 1.0f, 1.0f},       {1, 2, 16, 12, 30, 7, 7, 0.25f, 0.25f},
-      {3, 4, 10, 10, 25, 3, 2, 0.5f, 0.75f},     {2, 2, 6, 7, 15, 4, 4, 1.0f, 1.0f, ACL_FLOAT16},
+      {2, 3, 9, 11, 20, 2, 3, 1.0f, 1.0f},
+      {1, 2, 16, 12, 30, 7, 7, 0.25f, 0.25f},
+      {3, 4, 10, 10, 25, 3, 2, 0.5f, 0.75f},
+      {2, 2, 6, 7, 15, 4, 4, 1.0f, 1.0f, ACL_FLOAT16},
       {2, 3, 12, 9, 20, 2, 2, 0.0625f, 0.0625f, ACL_FLOAT, true},
-      {1, 2, 8, 8, 1024, 2, 2, 1.0f, 1.0f},      {2, 2, 9, 5, 17, 3, 3, 0.5f, 0.5f, ACL_FLOAT16, true},
+      {1, 2, 8, 8, 1024, 2, 2, 1.0f, 1.0f},
+      {2, 2, 9, 5, 17, 3, 3, 0.5f, 0.5f, ACL_FLOAT16, true},
       {1, 1, 1, 1, 8, 2, 2, 1.0f, 1.0f},
       // Sixteen-channel blocks of the vector forward: full and partial blocks, dense and strided
       // outputs, both dtypes, rows of 8+ pixels (the 8 x 8 copy and its tail), one batch cut into
       // runs of ROIs for the threads, pooled grids of 49 and 196 bins.
-      {2, 16, 9, 11, 20, 7, 7, 0.5f, 0.5f},      {3, 37, 10, 21, 30, 3, 5, 1.0f, 1.0f},
+      {2, 16, 9, 11, 20, 7, 7, 0.5f, 0.5f},
+      {3, 37, 10, 21, 30, 3, 5, 1.0f, 1.0f},
       {2, 33, 12, 9, 25, 7, 7, 0.5f, 0.5f, ACL_FLOAT, true},
       {1, 20, 8, 8, 40, 2, 2, 1.0f, 1.0f, ACL_FLOAT16},
       {2, 48, 6, 17, 15, 4, 4, 1.0f, 1.0f, ACL_FLOAT16, true},
-      {1, 16, 16, 24, 300, 3, 3, 0.5f, 0.5f},    {2, 32, 20, 20, 12, 14, 14, 0.5f, 0.5f},
+      {1, 16, 16, 24, 300, 3, 3, 0.5f, 0.5f},
+      {2, 32, 20, 20, 12, 14, 14, 0.5f, 0.5f},
   };
   for (const RoiCase &k : cases) {
     run_forward_case(k, rng);
@@ -174,13 +198,18 @@ TEST(RoiNumerics, RandomForward) {
 TEST(RoiNumerics, RandomBackward) {
   std::mt19937 rng(4242);
   const RoiCase cases[] = {
-      {2, 3, 9, 11, 20, 2, 3, 1, 1},        {3, 4, 5, 5, 64, 7, 7, 1, 1},
-      {2, 2, 6, 7, 15, 4, 4, 1, 1, ACL_FLOAT16}, {2, 3, 12, 9, 20, 2, 2, 1, 1, ACL_FLOAT, true},
-      {4, 2, 4, 4, 1024, 2, 2, 1, 1},       {2, 2, 9, 5, 17, 3, 3, 1, 1, ACL_FLOAT16, true},
+      {2, 3, 9, 11, 20, 2, 3, 1, 1},
+      {3, 4, 5, 5, 64, 7, 7, 1, 1},
+      {2, 2, 6, 7, 15, 4, 4, 1, 1, ACL_FLOAT16},
+      {2, 3, 12, 9, 20, 2, 2, 1, 1, ACL_FLOAT, true},
+      {4, 2, 4, 4, 1024, 2, 2, 1, 1},
+      {2, 2, 9, 5, 17, 3, 3, 1, 1, ACL_FLOAT16, true},
       // Runs of 49 and 196 bins (the eight-wide scatter and its tail), channel counts that are not
       // multiples of the channel block, uneven batches, many blocks per batch (64 x 64 planes).
-      {3, 41, 24, 30, 90, 7, 7, 1, 1},      {2, 9, 13, 17, 40, 14, 14, 1, 1},
-      {2, 13, 64, 64, 30, 7, 7, 1, 1},      {3, 11, 10, 12, 50, 7, 7, 1, 1, ACL_FLOAT16},
+      {3, 41, 24, 30, 90, 7, 7, 1, 1},
+      {2, 9, 13, 17, 40, 14, 14, 1, 1},
+      {2, 13, 64, 64, 30, 7, 7, 1, 1},
+      {3, 11, 10, 12, 50, 7, 7, 1, 1, ACL_FLOAT16},
       {2, 6, 9, 11, 30, 7, 7, 1, 1, ACL_FLOAT, true},
   };
   for (const RoiCase &k : cases) {
@@ -199,16 +228,20 @@ TEST(RoiGolden, BackwardMatchesTorchvision) {
     SCOPED_TRACE("golden N=" + g.s("N") + " R=" + g.s("R") + " " + g.s("dtype"));
     HostTensor rois({r, 5}, dt, ACL_FORMAT_ND), am({r, c, ph, pw}, ACL_INT32, ACL_FORMAT_ND),
         gy({r, c, ph, pw}, dt, ACL_FORMAT_ND), gx({n, c, h, w}, dt, ACL_FORMAT_ND);
-    for (int64_t i = 0; i < rois.numel(); ++i) rois.set(i, static_cast<float>(g.arrays.at("rois")[i]));
+    for (int64_t i = 0; i < rois.numel(); ++i)
+      rois.set(i, static_cast<float>(g.arrays.at("rois")[i]));
     for (int64_t i = 0; i < am.numel(); ++i) {
       am.set_int(i, static_cast<int64_t>(g.arrays.at("argmax")[i]));
       gy.set(i, static_cast<float>(g.arrays.at("gradOutput")[i]));
     }
     uint64_t ws;
     aclOpExecutor *ex;
-    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), ph, pw, 1.0, &ws, &ex),
-              ACLNN_SUCCESS) << last_msg();
-    ASSERT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), ph,
+                                                            pw, 1.0, &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
+        << last_msg();
     for (int64_t i = 0; i < gx.numel(); ++i)
       ASSERT_EQ(gx.get(i), round_to(dt, static_cast<float>(g.arrays.at("gradInput")[i]))) << i;
   }
@@ -216,13 +249,15 @@ TEST(RoiGolden, BackwardMatchesTorchvision) {
 
 // ---- validation: backward ---------------------------------------------------------------------
 struct Bwd {
-  HostTensor gy{{4, 32, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND}, gx{{1, 32, 3, 3}, ACL_FLOAT, ACL_FORMAT_ND},
-      rois{{4, 5}, ACL_FLOAT, ACL_FORMAT_ND}, am{{4, 32, 2, 2}, ACL_INT32, ACL_FORMAT_ND};
+  HostTensor gy{{4, 32, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND},
+      gx{{1, 32, 3, 3}, ACL_FLOAT, ACL_FORMAT_ND}, rois{{4, 5}, ACL_FLOAT, ACL_FORMAT_ND},
+      am{{4, 32, 2, 2}, ACL_INT32, ACL_FORMAT_ND};
   int64_t ph = 2, pw = 2;
   aclnnStatus call(const aclTensor *g, const aclTensor *x, const aclTensor *r, const aclTensor *a) {
     uint64_t ws;
     aclOpExecutor *ex;
-    aclnnStatus st = aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(g, x, r, a, ph, pw, 1.0, &ws, &ex);
+    aclnnStatus st =
+        aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(g, x, r, a, ph, pw, 1.0, &ws, &ex);
     if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(ex);
     return st;
   }
@@ -236,10 +271,13 @@ TEST(RoiBackwardContract, CannCaseSucceeds) {
     for (int64_t i = 0; i < am.numel(); ++i) am.set_int(i, i % 9);
     uint64_t ws = 1;
     aclOpExecutor *ex;
-    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 2, 2, 1.0, &ws, &ex),
-              ACLNN_SUCCESS) << last_msg();
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 2, 2,
+                                                            1.0, &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
     EXPECT_GT(ws, 0u);
-    EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    EXPECT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
+        << last_msg();
   }
 }
 
@@ -247,36 +285,50 @@ TEST(RoiBackwardContract, NullPointers) {
   Bwd a;
   uint64_t ws;
   aclOpExecutor *ex;
-  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(a.gy.t(), a.gx.t(), a.rois.t(), a.am.t(), 2, 2, 1.0, nullptr, &ex),
+  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
+                        a.gy.t(), a.gx.t(), a.rois.t(), a.am.t(), 2, 2, 1.0, nullptr, &ex),
                     ACLNN_ERR_PARAM_NULLPTR, kBwd, "workspaceSize");
-  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(a.gy.t(), a.gx.t(), a.rois.t(), a.am.t(), 2, 2, 1.0, &ws, nullptr),
+  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
+                        a.gy.t(), a.gx.t(), a.rois.t(), a.am.t(), 2, 2, 1.0, &ws, nullptr),
                     ACLNN_ERR_PARAM_NULLPTR, kBwd, "executor");
-  EXPECT_STATUS_MSG(a.call(nullptr, a.gx.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kBwd, "gradOutput");
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), nullptr, a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kBwd, "gradInputRef");
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), nullptr, a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kBwd, "rois");
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), nullptr), ACLNN_ERR_PARAM_NULLPTR, kBwd, "argmax");
+  EXPECT_STATUS_MSG(a.call(nullptr, a.gx.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kBwd,
+                    "gradOutput");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), nullptr, a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kBwd,
+                    "gradInputRef");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), nullptr, a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kBwd,
+                    "rois");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), nullptr), ACLNN_ERR_PARAM_NULLPTR, kBwd,
+                    "argmax");
 }
 
 TEST(RoiBackwardContract, Dtypes) {
   Bwd a;
-  HostTensor gy_bf({4, 32, 2, 2}, ACL_BF16, ACL_FORMAT_ND), gx16({1, 32, 3, 3}, ACL_FLOAT16, ACL_FORMAT_ND),
-      rois16({4, 5}, ACL_FLOAT16, ACL_FORMAT_ND), am64({4, 32, 2, 2}, ACL_INT64, ACL_FORMAT_ND),
-      gy_i({4, 32, 2, 2}, ACL_INT32, ACL_FORMAT_ND);
-  EXPECT_STATUS_MSG(a.call(gy_bf.t(), a.gx.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "gradOutput dtype");
-  EXPECT_STATUS_MSG(a.call(gy_i.t(), a.gx.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "gradOutput dtype");
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx16.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "gradInputRef dtype");
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), rois16.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "rois dtype");
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), am64.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "argmax dtype");
+  HostTensor gy_bf({4, 32, 2, 2}, ACL_BF16, ACL_FORMAT_ND),
+      gx16({1, 32, 3, 3}, ACL_FLOAT16, ACL_FORMAT_ND), rois16({4, 5}, ACL_FLOAT16, ACL_FORMAT_ND),
+      am64({4, 32, 2, 2}, ACL_INT64, ACL_FORMAT_ND), gy_i({4, 32, 2, 2}, ACL_INT32, ACL_FORMAT_ND);
+  EXPECT_STATUS_MSG(a.call(gy_bf.t(), a.gx.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID,
+                    kBwd, "gradOutput dtype");
+  EXPECT_STATUS_MSG(a.call(gy_i.t(), a.gx.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "gradOutput dtype");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx16.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "gradInputRef dtype");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), rois16.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "rois dtype");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), am64.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "argmax dtype");
 }
 
 TEST(RoiBackwardContract, Formats) {
   Bwd a;
-  HostTensor gx_nz({1, 32, 3, 3}, ACL_FLOAT, ACL_FORMAT_FRACTAL_NZ), am_nchw({4, 32, 2, 2}, ACL_INT32, ACL_FORMAT_NCHW);
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx_nz.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "public format");
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), am_nchw.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "argmax format");
+  HostTensor gx_nz({1, 32, 3, 3}, ACL_FLOAT, ACL_FORMAT_FRACTAL_NZ),
+      am_nchw({4, 32, 2, 2}, ACL_INT32, ACL_FORMAT_NCHW);
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx_nz.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID,
+                    kBwd, "public format");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), am_nchw.t()), ACLNN_ERR_PARAM_INVALID,
+                    kBwd, "argmax format");
   // All four in NCHW is accepted (formats must only agree).
-  HostTensor gy({4, 32, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCHW), gx({1, 32, 3, 3}, ACL_FLOAT, ACL_FORMAT_NCHW),
-      rois({4, 5}, ACL_FLOAT, ACL_FORMAT_NCHW);
+  HostTensor gy({4, 32, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCHW),
+      gx({1, 32, 3, 3}, ACL_FLOAT, ACL_FORMAT_NCHW), rois({4, 5}, ACL_FLOAT, ACL_FORMAT_NCHW);
   EXPECT_EQ(a.call(gy.t(), gx.t(), rois.t(), am_nchw.t()), ACLNN_SUCCESS) << last_msg();
 }
 
@@ -284,42 +336,58 @@ TEST(RoiBackwardContract, Shapes) {
   Bwd a;
   HostTensor gy3({4, 32, 4}, ACL_FLOAT, ACL_FORMAT_ND), rois3({4, 5, 1}, ACL_FLOAT, ACL_FORMAT_ND),
       rois4({4, 4}, ACL_FLOAT, ACL_FORMAT_ND), rois5({5, 5}, ACL_FLOAT, ACL_FORMAT_ND),
-      am_bad({4, 32, 2, 1}, ACL_INT32, ACL_FORMAT_ND), gx_c({1, 31, 3, 3}, ACL_FLOAT, ACL_FORMAT_ND),
+      am_bad({4, 32, 2, 1}, ACL_INT32, ACL_FORMAT_ND),
+      gx_c({1, 31, 3, 3}, ACL_FLOAT, ACL_FORMAT_ND),
       gx_big({1025, 32, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND), gx3({32, 3, 3}, ACL_FLOAT, ACL_FORMAT_ND),
       am3({4, 32, 4}, ACL_INT32, ACL_FORMAT_ND);
-  EXPECT_STATUS_MSG(a.call(gy3.t(), a.gx.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "gradOutput must be 4-D");
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), am3.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "argmax must be 4-D");
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx3.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "gradInputRef must be 4-D");
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), rois3.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "rois must be 2-D");
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), rois4.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "rois.shape[1] must be 5");
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), rois5.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "rois.shape[0] must equal");
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx_big.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "<= 1024");
-  HostTensor gy_r({1025, 1, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND), am_r({1025, 1, 1, 1}, ACL_INT32, ACL_FORMAT_ND),
-      rois_r({1025, 5}, ACL_FLOAT, ACL_FORMAT_ND), gx_r({1, 1, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND);
+  EXPECT_STATUS_MSG(a.call(gy3.t(), a.gx.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "gradOutput must be 4-D");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), am3.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "argmax must be 4-D");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx3.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "gradInputRef must be 4-D");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), rois3.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "rois must be 2-D");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), rois4.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "rois.shape[1] must be 5");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), rois5.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "rois.shape[0] must equal");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx_big.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID,
+                    kBwd, "<= 1024");
+  HostTensor gy_r({1025, 1, 1, 1}, ACL_FLOAT, ACL_FORMAT_ND),
+      am_r({1025, 1, 1, 1}, ACL_INT32, ACL_FORMAT_ND), rois_r({1025, 5}, ACL_FLOAT, ACL_FORMAT_ND),
+      gx_r({1, 1, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND);
   a.ph = 1, a.pw = 1;
-  EXPECT_STATUS_MSG(a.call(gy_r.t(), gx_r.t(), rois_r.t(), am_r.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "<= 1024");
+  EXPECT_STATUS_MSG(a.call(gy_r.t(), gx_r.t(), rois_r.t(), am_r.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "<= 1024");
   a.ph = 2, a.pw = 2;
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), am_bad.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "argmax shape");
-  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx_c.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "gradOutput.shape[1]");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), a.gx.t(), a.rois.t(), am_bad.t()), ACLNN_ERR_PARAM_INVALID,
+                    kBwd, "argmax shape");
+  EXPECT_STATUS_MSG(a.call(a.gy.t(), gx_c.t(), a.rois.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "gradOutput.shape[1]");
   // Deviation: either pooled dim alone mismatching is rejected (CANN's AND check misses it).
   a.ph = 3;
   EXPECT_STATUS_MSG(a.call(), ACLNN_ERR_PARAM_INVALID, kBwd, "(pooledH, pooledW) = (3, 2)");
   a.ph = 2, a.pw = 1;
   EXPECT_STATUS_MSG(a.call(), ACLNN_ERR_PARAM_INVALID, kBwd, "(pooledH, pooledW) = (2, 1)");
-  HostTensor gy0({4, 32, 0, 2}, ACL_FLOAT, ACL_FORMAT_ND), am0({4, 32, 0, 2}, ACL_INT32, ACL_FORMAT_ND);
+  HostTensor gy0({4, 32, 0, 2}, ACL_FLOAT, ACL_FORMAT_ND),
+      am0({4, 32, 0, 2}, ACL_INT32, ACL_FORMAT_ND);
   a.ph = 0, a.pw = 2;
-  EXPECT_STATUS_MSG(a.call(gy0.t(), a.gx.t(), a.rois.t(), am0.t()), ACLNN_ERR_PARAM_INVALID, kBwd, "pooledH and pooledW must be > 0");
+  EXPECT_STATUS_MSG(a.call(gy0.t(), a.gx.t(), a.rois.t(), am0.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "pooledH and pooledW must be > 0");
 }
 
 TEST(RoiBackwardContract, EmptyGradOutputZeroFills) {
-  HostTensor gy({0, 32, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND), am({0, 32, 2, 2}, ACL_INT32, ACL_FORMAT_ND),
-      rois({0, 5}, ACL_FLOAT, ACL_FORMAT_ND);
+  HostTensor gy({0, 32, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND),
+      am({0, 32, 2, 2}, ACL_INT32, ACL_FORMAT_ND), rois({0, 5}, ACL_FLOAT, ACL_FORMAT_ND);
   HostTensor gx = make_strided({2, 32, 3, 3}, {0, 1, 2, 3}, 2, 1, ACL_FLOAT, ACL_FORMAT_ND);
   for (int64_t i = 0; i < gx.numel(); ++i) gx.set(i, 5.0f);
   uint64_t ws = 9;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 2, 2, 1.0, &ws, &ex),
-            ACLNN_SUCCESS) << last_msg();
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 2, 2,
+                                                          1.0, &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
   EXPECT_EQ(ws, 0u);
   ASSERT_EQ(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   for (int64_t i = 0; i < gx.numel(); ++i) ASSERT_EQ(gx.get(i), 0.0f);
@@ -328,8 +396,8 @@ TEST(RoiBackwardContract, EmptyGradOutputZeroFills) {
 
 TEST(RoiBackwardContract, Phase2DataErrors) {
   for (int kind = 0; kind < 4; ++kind) {
-    HostTensor gy({3, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND), am({3, 2, 2, 2}, ACL_INT32, ACL_FORMAT_ND),
-        rois({3, 5}, ACL_FLOAT, ACL_FORMAT_ND);
+    HostTensor gy({3, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND),
+        am({3, 2, 2, 2}, ACL_INT32, ACL_FORMAT_ND), rois({3, 5}, ACL_FLOAT, ACL_FORMAT_ND);
     HostTensor gx = make_strided({2, 2, 3, 3}, {0, 1, 2, 3}, 1, 2, ACL_FLOAT, ACL_FORMAT_ND);
     for (int64_t i = 0; i < gy.numel(); ++i) {
       gy.set(i, 1.0f);
@@ -353,9 +421,11 @@ TEST(RoiBackwardContract, Phase2DataErrors) {
     }
     uint64_t ws;
     aclOpExecutor *ex;
-    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 2, 2, 1.0, &ws, &ex),
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 2, 2,
+                                                            1.0, &ws, &ex),
               ACLNN_SUCCESS);
-    EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID, kBwd, needle);
+    EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr),
+                      ACLNN_ERR_PARAM_INVALID, kBwd, needle);
     EXPECT_TRUE(gx.outside_view_untouched()) << kind;
   }
 }
@@ -376,8 +446,8 @@ TEST(RoiBackwardContract, Phase2BadArgmaxInLongRuns) {
       {{{2 * 49 + 48, INT32_MIN}}, "argmax[0,2,6,6]=-2147483648"},
   };
   for (const auto &v : variants) {
-    HostTensor gy({2, 3, 7, 7}, ACL_FLOAT, ACL_FORMAT_ND), am({2, 3, 7, 7}, ACL_INT32, ACL_FORMAT_ND),
-        rois({2, 5}, ACL_FLOAT, ACL_FORMAT_ND);
+    HostTensor gy({2, 3, 7, 7}, ACL_FLOAT, ACL_FORMAT_ND),
+        am({2, 3, 7, 7}, ACL_INT32, ACL_FORMAT_ND), rois({2, 5}, ACL_FLOAT, ACL_FORMAT_ND);
     HostTensor gx = make_strided({1, 3, 5, 5}, {0, 1, 2, 3}, 1, 2, ACL_FLOAT, ACL_FORMAT_ND);
     for (int64_t i = 0; i < gy.numel(); ++i) {
       gy.set(i, 1.0f);
@@ -387,21 +457,26 @@ TEST(RoiBackwardContract, Phase2BadArgmaxInLongRuns) {
     for (const Bad &b : v.bad) am.set_int(b.pos, b.value);
     uint64_t ws;
     aclOpExecutor *ex;
-    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 7, 7, 1.0, &ws, &ex),
+    ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(), 7, 7,
+                                                            1.0, &ws, &ex),
               ACLNN_SUCCESS);
-    EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID, kBwd, v.needle);
+    EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(pgtest::workspace(ws), ws, ex, nullptr),
+                      ACLNN_ERR_PARAM_INVALID, kBwd, v.needle);
     EXPECT_TRUE(gx.outside_view_untouched()) << v.needle;
   }
 }
 
 TEST(RoiBackwardContract, Phase2Misuse) {
-  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(nullptr, 0, nullptr, nullptr), ACLNN_ERR_PARAM_NULLPTR, kBwd, "executor");
+  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(nullptr, 0, nullptr, nullptr),
+                    ACLNN_ERR_PARAM_NULLPTR, kBwd, "executor");
   Bwd a;
   uint64_t ws;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(a.gy.t(), a.gx.t(), a.rois.t(), a.am.t(), 2, 2, 1.0, &ws, &ex),
+  ASSERT_EQ(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(a.gy.t(), a.gx.t(), a.rois.t(), a.am.t(),
+                                                          2, 2, 1.0, &ws, &ex),
             ACLNN_SUCCESS);
-  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(nullptr, 8, ex, nullptr), ACLNN_ERR_PARAM_NULLPTR, kBwd, "workspace");
+  EXPECT_STATUS_MSG(aclnnRoiPoolingGradWithArgMax(nullptr, 8, ex, nullptr), ACLNN_ERR_PARAM_NULLPTR,
+                    kBwd, "workspace");
 }
 
 // ---- validation: forward ----------------------------------------------------------------------
@@ -412,7 +487,8 @@ struct FwdArgs {
                    int64_t ph = 2, int64_t pw = 2, float sh = 1.0f, float sw = 1.0f) {
     uint64_t ws;
     aclOpExecutor *ex;
-    aclnnStatus st = aclnnRoiPoolingWithArgMaxGetWorkspaceSize(xt, rt, ph, pw, sh, sw, yt, at, &ws, &ex);
+    aclnnStatus st =
+        aclnnRoiPoolingWithArgMaxGetWorkspaceSize(xt, rt, ph, pw, sh, sw, yt, at, &ws, &ex);
     if (st == ACLNN_SUCCESS) aclDestroyAclOpExecutor(ex);
     return st;
   }
@@ -423,49 +499,78 @@ TEST(RoiForwardContract, Rules) {
   EXPECT_EQ(a.call(a.x.t(), a.rois.t(), a.y.t(), a.am.t()), ACLNN_SUCCESS) << last_msg();
   uint64_t ws;
   aclOpExecutor *ex;
-  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(a.x.t(), a.rois.t(), 2, 2, 1, 1, a.y.t(), a.am.t(), nullptr, &ex),
+  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(a.x.t(), a.rois.t(), 2, 2, 1, 1,
+                                                              a.y.t(), a.am.t(), nullptr, &ex),
                     ACLNN_ERR_PARAM_NULLPTR, kFwd, "workspaceSize");
-  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(a.x.t(), a.rois.t(), 2, 2, 1, 1, a.y.t(), a.am.t(), &ws, nullptr),
+  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(a.x.t(), a.rois.t(), 2, 2, 1, 1,
+                                                              a.y.t(), a.am.t(), &ws, nullptr),
                     ACLNN_ERR_PARAM_NULLPTR, kFwd, "executor");
-  EXPECT_STATUS_MSG(a.call(nullptr, a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "x must not");
-  EXPECT_STATUS_MSG(a.call(a.x.t(), nullptr, a.y.t(), a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "rois");
-  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), nullptr, a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd, "y must not");
-  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), nullptr), ACLNN_ERR_PARAM_NULLPTR, kFwd, "argmax");
+  EXPECT_STATUS_MSG(a.call(nullptr, a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd,
+                    "x must not");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), nullptr, a.y.t(), a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd,
+                    "rois");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), nullptr, a.am.t()), ACLNN_ERR_PARAM_NULLPTR, kFwd,
+                    "y must not");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), nullptr), ACLNN_ERR_PARAM_NULLPTR, kFwd,
+                    "argmax");
   HostTensor xi({2, 3, 8, 8}, ACL_INT32, ACL_FORMAT_ND), xbf({2, 3, 8, 8}, ACL_BF16, ACL_FORMAT_ND),
       y16({4, 3, 2, 2}, ACL_FLOAT16, ACL_FORMAT_ND), r16({4, 5}, ACL_FLOAT16, ACL_FORMAT_ND),
       am64({4, 3, 2, 2}, ACL_INT64, ACL_FORMAT_ND);
-  EXPECT_STATUS_MSG(a.call(xi.t(), a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "x dtype");
-  EXPECT_STATUS_MSG(a.call(xbf.t(), a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "x dtype");
-  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), y16.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "y dtype");
-  EXPECT_STATUS_MSG(a.call(a.x.t(), r16.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "rois dtype");
-  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), am64.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "argmax dtype");
+  EXPECT_STATUS_MSG(a.call(xi.t(), a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "x dtype");
+  EXPECT_STATUS_MSG(a.call(xbf.t(), a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "x dtype");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), y16.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "y dtype");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), r16.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "rois dtype");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), am64.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "argmax dtype");
   HostTensor xn({2, 3, 8, 8}, ACL_FLOAT, ACL_FORMAT_NCHW), rn({4, 5}, ACL_FLOAT, ACL_FORMAT_NCHW),
       yn({4, 3, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCHW), an({4, 3, 2, 2}, ACL_INT32, ACL_FORMAT_NHWC);
-  EXPECT_STATUS_MSG(a.call(xn.t(), a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "x format must be ND");
-  EXPECT_STATUS_MSG(a.call(a.x.t(), rn.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "rois format must be ND");
-  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), yn.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "y format must be ND");
-  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), an.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "argmax format must be ND");
+  EXPECT_STATUS_MSG(a.call(xn.t(), a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "x format must be ND");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), rn.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "rois format must be ND");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), yn.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "y format must be ND");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), an.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "argmax format must be ND");
   HostTensor x3({3, 8, 8}, ACL_FLOAT, ACL_FORMAT_ND), r4({4, 4}, ACL_FLOAT, ACL_FORMAT_ND),
       r1({20}, ACL_FLOAT, ACL_FORMAT_ND);
-  EXPECT_STATUS_MSG(a.call(x3.t(), a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "x must be 4-D");
-  EXPECT_STATUS_MSG(a.call(a.x.t(), r4.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "rois must have shape (R, 5)");
-  EXPECT_STATUS_MSG(a.call(a.x.t(), r1.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "rois must have shape");
-  for (std::vector<int64_t> bad : {std::vector<int64_t>{3, 3, 2, 2}, {4, 2, 2, 2}, {4, 3, 3, 2}, {4, 3, 2, 3}}) {
+  EXPECT_STATUS_MSG(a.call(x3.t(), a.rois.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "x must be 4-D");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), r4.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "rois must have shape (R, 5)");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), r1.t(), a.y.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                    "rois must have shape");
+  for (std::vector<int64_t> bad :
+       {std::vector<int64_t>{3, 3, 2, 2}, {4, 2, 2, 2}, {4, 3, 3, 2}, {4, 3, 2, 3}}) {
     HostTensor yb(bad, ACL_FLOAT, ACL_FORMAT_ND), ab(bad, ACL_INT32, ACL_FORMAT_ND);
-    EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), yb.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "y shape");
-    EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), ab.t()), ACLNN_ERR_PARAM_INVALID, kFwd, "argmax shape");
+    EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), yb.t(), a.am.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                      "y shape");
+    EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), ab.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+                      "argmax shape");
   }
   HostTensor y0({4, 3, 0, 2}, ACL_FLOAT, ACL_FORMAT_ND), a0({4, 3, 0, 2}, ACL_INT32, ACL_FORMAT_ND);
-  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), y0.t(), a0.t(), 0, 2), ACLNN_ERR_PARAM_INVALID, kFwd, "pooled_h and pooled_w");
-  HostTensor yw0({4, 3, 2, 0}, ACL_FLOAT, ACL_FORMAT_ND), aw0({4, 3, 2, 0}, ACL_INT32, ACL_FORMAT_ND);
-  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), yw0.t(), aw0.t(), 2, 0), ACLNN_ERR_PARAM_INVALID, kFwd, "pooled_h and pooled_w");
-  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), a.am.t(), 2, 2, 0.0f, 1.0f), ACLNN_ERR_PARAM_INVALID, kFwd, "spatial_scale");
-  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), a.am.t(), 2, 2, 1.0f, -1.0f), ACLNN_ERR_PARAM_INVALID, kFwd, "spatial_scale");
-  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), a.am.t(), 2, 2, NAN, 1.0f), ACLNN_ERR_PARAM_INVALID, kFwd, "nan");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), y0.t(), a0.t(), 0, 2), ACLNN_ERR_PARAM_INVALID,
+                    kFwd, "pooled_h and pooled_w");
+  HostTensor yw0({4, 3, 2, 0}, ACL_FLOAT, ACL_FORMAT_ND),
+      aw0({4, 3, 2, 0}, ACL_INT32, ACL_FORMAT_ND);
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), yw0.t(), aw0.t(), 2, 0), ACLNN_ERR_PARAM_INVALID,
+                    kFwd, "pooled_h and pooled_w");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), a.am.t(), 2, 2, 0.0f, 1.0f),
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "spatial_scale");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), a.am.t(), 2, 2, 1.0f, -1.0f),
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "spatial_scale");
+  EXPECT_STATUS_MSG(a.call(a.x.t(), a.rois.t(), a.y.t(), a.am.t(), 2, 2, NAN, 1.0f),
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "nan");
   // CANN's successes: FLOAT16, one ROI at scale 0.5, 7x7 pooling.
-  HostTensor x16({1, 2, 14, 14}, ACL_FLOAT16, ACL_FORMAT_ND), rr16({1, 5}, ACL_FLOAT16, ACL_FORMAT_ND),
-      yy16({1, 2, 7, 7}, ACL_FLOAT16, ACL_FORMAT_ND), aa({1, 2, 7, 7}, ACL_INT32, ACL_FORMAT_ND);
-  EXPECT_EQ(a.call(x16.t(), rr16.t(), yy16.t(), aa.t(), 7, 7, 0.5f, 0.5f), ACLNN_SUCCESS) << last_msg();
+  HostTensor x16({1, 2, 14, 14}, ACL_FLOAT16, ACL_FORMAT_ND),
+      rr16({1, 5}, ACL_FLOAT16, ACL_FORMAT_ND), yy16({1, 2, 7, 7}, ACL_FLOAT16, ACL_FORMAT_ND),
+      aa({1, 2, 7, 7}, ACL_INT32, ACL_FORMAT_ND);
+  EXPECT_EQ(a.call(x16.t(), rr16.t(), yy16.t(), aa.t(), 7, 7, 0.5f, 0.5f), ACLNN_SUCCESS)
+      << last_msg();
 }
 
 TEST(RoiForwardContract, EmptyInputsAndBadBatch) {
@@ -474,14 +579,19 @@ TEST(RoiForwardContract, EmptyInputsAndBadBatch) {
       a0({0, 3, 2, 2}, ACL_INT32, ACL_FORMAT_ND);
   uint64_t ws = 5;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(a.x.t(), r0.t(), 2, 2, 1, 1, y0.t(), a0.t(), &ws, &ex), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(a.x.t(), r0.t(), 2, 2, 1, 1, y0.t(), a0.t(),
+                                                      &ws, &ex),
+            ACLNN_SUCCESS);
   EXPECT_EQ(ws, 0u);
   EXPECT_EQ(aclnnRoiPoolingWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   // batch index outside [0, N) in phase 2
   for (int64_t i = 0; i < 4; ++i) a.rois.set(i * 5, 0.0f);
   a.rois.set(3 * 5, -1.0f);
-  ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(a.x.t(), a.rois.t(), 2, 2, 1, 1, a.y.t(), a.am.t(), &ws, &ex), ACLNN_SUCCESS);
-  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID, kFwd, "rois[3,0]=-1");
+  ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(a.x.t(), a.rois.t(), 2, 2, 1, 1, a.y.t(),
+                                                      a.am.t(), &ws, &ex),
+            ACLNN_SUCCESS);
+  EXPECT_STATUS_MSG(aclnnRoiPoolingWithArgMax(pgtest::workspace(ws), ws, ex, nullptr),
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "rois[3,0]=-1");
   EXPECT_TRUE(a.y.guards_intact());
 }
 

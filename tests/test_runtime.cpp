@@ -74,7 +74,8 @@ TEST(Runtime, Memory) {
   // The kind is checked against where each side lives: device memory is aclrtMalloc's.
   EXPECT_EQ(aclrtMemcpy(host, 100, p, 100, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
   EXPECT_NE(pgtest::last_msg().find("dst"), std::string::npos);
-  EXPECT_EQ(aclrtMemcpy(host, 100, host + 50, 50, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtMemcpy(host, 100, host + 50, 50, ACL_MEMCPY_DEVICE_TO_HOST),
+            ACL_ERROR_INVALID_PARAM);
   EXPECT_NE(pgtest::last_msg().find("src"), std::string::npos);
   EXPECT_EQ(aclrtMemcpy(p, 100, host, 100, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
   EXPECT_EQ(aclrtMemcpy(static_cast<char *>(p) + 50, 51, host, 51, ACL_MEMCPY_HOST_TO_DEVICE),
@@ -191,8 +192,11 @@ TEST(Tensors, ViewMustLieInsideStorage) {
   int64_t huge[] = {int64_t(1) << 40, int64_t(1) << 40}, huge_st[] = {int64_t(1) << 40, 1};
   EXPECT_EQ(aclCreateTensor(huge, 2, ACL_FLOAT, huge_st, 0, ACL_FORMAT_ND, huge, 2, data), nullptr);
   EXPECT_NE(last_msg().find("overflows"), std::string::npos);
-  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, st, 0, static_cast<aclFormat>(1234), sd16, 1, data), nullptr);
-  EXPECT_EQ(aclCreateTensor(dims, 2, static_cast<aclDataType>(555), st, 0, ACL_FORMAT_ND, sd16, 1, data), nullptr);
+  EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, st, 0, static_cast<aclFormat>(1234), sd16, 1, data),
+            nullptr);
+  EXPECT_EQ(
+      aclCreateTensor(dims, 2, static_cast<aclDataType>(555), st, 0, ACL_FORMAT_ND, sd16, 1, data),
+      nullptr);
   EXPECT_EQ(aclCreateTensor(nullptr, 2, ACL_FLOAT, st, 0, ACL_FORMAT_ND, sd16, 1, data), nullptr);
   EXPECT_EQ(aclCreateTensor(dims, 2, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, sd16, 1, data), nullptr);
   last_msg();
@@ -231,7 +235,8 @@ TEST(Executors, RepeatableRunsManyTimesAndHandlesMayGoFirst) {
   }
   EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
   EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_ERR_PARAM_INVALID);
-  EXPECT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr),
+            ACLNN_ERR_PARAM_INVALID);
   EXPECT_EQ(aclDestroyAclOpExecutor(nullptr), ACLNN_ERR_PARAM_NULLPTR);
   EXPECT_EQ(aclSetAclOpExecutorRepeatable(nullptr), ACLNN_ERR_PARAM_NULLPTR);
   last_msg();
@@ -246,34 +251,40 @@ TEST(Executors, SingleUseIsConsumedAndMisuseIsDetected) {
   uint64_t ws;
   aclOpExecutor *ex;
   auto phase1 = [&] {
-    return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(), &ws, &ex);
+    return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                     &ws, &ex);
   };
   ASSERT_EQ(phase1(), ACLNN_SUCCESS);
   ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
   // Run twice, destroy after the run: the consumed executor is detected, not read.
-  EXPECT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr),
+            ACLNN_ERR_PARAM_INVALID);
   EXPECT_NE(last_msg().find("not a live executor"), std::string::npos);
   EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_ERR_PARAM_INVALID);
   EXPECT_NE(last_msg().find("not a live executor"), std::string::npos);
   // Destroyed before running: run and set-repeatable are refused.
   ASSERT_EQ(phase1(), ACLNN_SUCCESS);
   ASSERT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
-  EXPECT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr),
+            ACLNN_ERR_PARAM_INVALID);
   EXPECT_EQ(aclSetAclOpExecutorRepeatable(ex), ACLNN_ERR_PARAM_INVALID);
   last_msg();
   // A workspace larger than asked is fine; a smaller one is refused (and consumes the executor).
   ASSERT_EQ(phase1(), ACLNN_SUCCESS);
   ASSERT_GT(ws, 0u);
-  EXPECT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws + 64), ws + 64, ex, nullptr), ACLNN_SUCCESS);
+  EXPECT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws + 64), ws + 64, ex, nullptr),
+            ACLNN_SUCCESS);
   ASSERT_EQ(phase1(), ACLNN_SUCCESS);
   EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws - 1, ex, nullptr),
-                    ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices", "workspaceSize must be >=");
+                    ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices",
+                    "workspaceSize must be >=");
 }
 
 TEST(Executors, TensorHandlesDestroyedBetweenPhases) {
   float xd[4] = {1, 5, 2, 3}, od[1] = {0};
   int64_t id[1] = {-7};
-  int64_t dims[] = {1, 1, 2, 2}, st[] = {4, 4, 2, 1}, od_dims[] = {1, 1, 1, 1}, ost[] = {1, 1, 1, 1};
+  int64_t dims[] = {1, 1, 2, 2}, st[] = {4, 4, 2, 1}, od_dims[] = {1, 1, 1, 1},
+          ost[] = {1, 1, 1, 1};
   aclTensor *x = aclCreateTensor(dims, 4, ACL_FLOAT, st, 0, ACL_FORMAT_NCHW, dims, 4, xd);
   aclTensor *o = aclCreateTensor(od_dims, 4, ACL_FLOAT, ost, 0, ACL_FORMAT_NCHW, od_dims, 4, od);
   aclTensor *i = aclCreateTensor(od_dims, 4, ACL_INT64, ost, 0, ACL_FORMAT_NCHW, od_dims, 4, id);
@@ -282,7 +293,8 @@ TEST(Executors, TensorHandlesDestroyedBetweenPhases) {
               *d = aclCreateIntArray(&one, 1), *s = aclCreateIntArray(nullptr, 0);
   uint64_t ws;
   aclOpExecutor *ex;
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, o, i, &ws, &ex), ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, o, i, &ws, &ex),
+            ACLNN_SUCCESS);
   aclDestroyTensor(x);
   aclDestroyTensor(o);
   aclDestroyTensor(i);

@@ -35,7 +35,8 @@ int64_t elem_size(aclDataType dt) {
 
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &dims) {
   std::vector<int64_t> s(dims.size(), 1);
-  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * std::max<int64_t>(dims[i + 1], 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i)
+    s[i] = s[i + 1] * std::max<int64_t>(dims[i + 1], 1);
   return s;
 }
 
@@ -166,8 +167,8 @@ std::vector<float> HostTensor::values() const {
   return v;
 }
 
-HostTensor make_strided(const std::vector<int64_t> &dims, const std::vector<int> &perm,
-                        int64_t gap, int64_t offset, aclDataType dt, aclFormat fmt) {
+HostTensor make_strided(const std::vector<int64_t> &dims, const std::vector<int> &perm, int64_t gap,
+                        int64_t offset, aclDataType dt, aclFormat fmt) {
   std::vector<int64_t> strides(dims.size());
   int64_t s = 1;
   for (int k = static_cast<int>(perm.size()) - 1; k >= 0; --k) {

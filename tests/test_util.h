@@ -88,8 +88,8 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &dims);
 
 // A view of `dims` laid out in storage in the order `perm` (outermost first), with `gap` extra
 // elements of padding added to each stride and a view offset: a non-contiguous view.
-HostTensor make_strided(const std::vector<int64_t> &dims, const std::vector<int> &perm,
-                        int64_t gap, int64_t offset, aclDataType dt, aclFormat fmt);
+HostTensor make_strided(const std::vector<int64_t> &dims, const std::vector<int> &perm, int64_t gap,
+                        int64_t offset, aclDataType dt, aclFormat fmt);
 
 struct IntArray {
   aclIntArray *a;
@@ -111,11 +111,11 @@ inline std::string last_msg() {
 }  // namespace pgtest
 
 // Asserts the exact status and a message that names the API and contains `needle`.
-#define EXPECT_STATUS_MSG(expr, status, api, needle)                          \
-  do {                                                                        \
-    aclnnStatus st__ = (expr);                                                \
-    EXPECT_EQ(st__, (status));                                                \
-    std::string m__ = pgtest::last_msg();                                     \
-    EXPECT_NE(m__.find(api), std::string::npos) << "message: " << m__;        \
-    EXPECT_NE(m__.find(needle), std::string::npos) << "message: " << m__;     \
+#define EXPECT_STATUS_MSG(expr, status, api, needle)                      \
+  do {                                                                    \
+    aclnnStatus st__ = (expr);                                            \
+    EXPECT_EQ(st__, (status));                                            \
+    std::string m__ = pgtest::last_msg();                                 \
+    EXPECT_NE(m__.find(api), std::string::npos) << "message: " << m__;    \
+    EXPECT_NE(m__.find(needle), std::string::npos) << "message: " << m__; \
   } while (0)

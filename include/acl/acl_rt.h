@@ -10,16 +10,16 @@ extern "C" {
 #endif
 
 typedef enum aclrtMemMallocPolicy {
-    ACL_MEM_MALLOC_HUGE_FIRST = 0,
-    ACL_MEM_MALLOC_HUGE_ONLY = 1,
-    ACL_MEM_MALLOC_NORMAL_ONLY = 2
+  ACL_MEM_MALLOC_HUGE_FIRST = 0,
+  ACL_MEM_MALLOC_HUGE_ONLY = 1,
+  ACL_MEM_MALLOC_NORMAL_ONLY = 2
 } aclrtMemMallocPolicy;
 
 typedef enum aclrtMemcpyKind {
-    ACL_MEMCPY_HOST_TO_HOST = 0,
-    ACL_MEMCPY_HOST_TO_DEVICE = 1,
-    ACL_MEMCPY_DEVICE_TO_HOST = 2,
-    ACL_MEMCPY_DEVICE_TO_DEVICE = 3
+  ACL_MEMCPY_HOST_TO_HOST = 0,
+  ACL_MEMCPY_HOST_TO_DEVICE = 1,
+  ACL_MEMCPY_DEVICE_TO_HOST = 2,
+  ACL_MEMCPY_DEVICE_TO_DEVICE = 3
 } aclrtMemcpyKind;
 
 typedef enum { ACL_OPT_DETERMINISTIC = 0, ACL_OPT_ENABLE_DEBUG_KERNEL = 1 } aclSysParamOpt;
@@ -38,7 +38,8 @@ ACL_FUNC_VISIBILITY aclError aclrtMallocHost(void **hostPtr, size_t size);
 ACL_FUNC_VISIBILITY aclError aclrtFreeHost(void *hostPtr);
 ACL_FUNC_VISIBILITY aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                                          aclrtMemcpyKind kind);
-ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count);
+ACL_FUNC_VISIBILITY aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value,
+                                         size_t count);
 ACL_FUNC_VISIBILITY aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
 ACL_FUNC_VISIBILITY aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
 ACL_FUNC_VISIBILITY aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value);

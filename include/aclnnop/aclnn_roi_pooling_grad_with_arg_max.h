@@ -15,7 +15,8 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
     const aclTensor *argmax, int64_t pooledH, int64_t pooledW, double spatialScale,
     uint64_t *workspaceSize, aclOpExecutor **executor);
 
-/** Phase 2: returns 161002 for an argmax outside {-1} U [0, H*W) or a batch index outside [0, N). */
+/** Phase 2: returns 161002 for an argmax outside {-1} U [0, H*W) or a batch index outside [0, N).
+ */
 ACL_FUNC_VISIBILITY aclnnStatus aclnnRoiPoolingGradWithArgMax(void *workspace,
                                                               uint64_t workspaceSize,
                                                               aclOpExecutor *executor,

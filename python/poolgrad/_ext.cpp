@@ -37,17 +37,28 @@ std::string take_msg() {
 bool acl_dtype(const Array &a, aclDataType *out) {
   const nb::dlpack::dtype d = a.dtype();
   if (d.lanes != 1) return false;
-  if (d == nb::dtype<float>()) *out = ACL_FLOAT;
-  else if (d.code == static_cast<uint8_t>(nb::dlpack::dtype_code::Float) && d.bits == 16) *out = ACL_FLOAT16;
-  else if (d.code == static_cast<uint8_t>(nb::dlpack::dtype_code::Bfloat) && d.bits == 16) *out = ACL_BF16;
-  else if (d == nb::dtype<int32_t>()) *out = ACL_INT32;
-  else if (d == nb::dtype<int64_t>()) *out = ACL_INT64;
-  else if (d == nb::dtype<double>()) *out = ACL_DOUBLE;
-  else if (d == nb::dtype<int16_t>()) *out = ACL_INT16;
-  else if (d == nb::dtype<int8_t>()) *out = ACL_INT8;
-  else if (d == nb::dtype<uint8_t>()) *out = ACL_UINT8;
-  else if (d == nb::dtype<bool>()) *out = ACL_BOOL;
-  else return false;
+  if (d == nb::dtype<float>())
+    *out = ACL_FLOAT;
+  else if (d.code == static_cast<uint8_t>(nb::dlpack::dtype_code::Float) && d.bits == 16)
+    *out = ACL_FLOAT16;
+  else if (d.code == static_cast<uint8_t>(nb::dlpack::dtype_code::Bfloat) && d.bits == 16)
+    *out = ACL_BF16;
+  else if (d == nb::dtype<int32_t>())
+    *out = ACL_INT32;
+  else if (d == nb::dtype<int64_t>())
+    *out = ACL_INT64;
+  else if (d == nb::dtype<double>())
+    *out = ACL_DOUBLE;
+  else if (d == nb::dtype<int16_t>())
+    *out = ACL_INT16;
+  else if (d == nb::dtype<int8_t>())
+    *out = ACL_INT8;
+  else if (d == nb::dtype<uint8_t>())
+    *out = ACL_UINT8;
+  else if (d == nb::dtype<bool>())
+    *out = ACL_BOOL;
+  else
+    return false;
   return true;
 }
 
@@ -74,7 +85,10 @@ struct Tensor {
     if (!empty)
       for (size_t i = 0; i < nd; ++i) {
         const int64_t span = (dims[i] - 1) * strides[i];
-        if (span > 0) hi += span; else lo += span;
+        if (span > 0)
+          hi += span;
+        else
+          lo += span;
       }
     const int64_t esz = static_cast<int64_t>(a.itemsize());
     char *base = static_cast<char *>(const_cast<void *>(a.data())) + lo * esz;
@@ -132,7 +146,8 @@ class Prepared {
  public:
   Prepared(const Phase1 &p1, std::vector<Array> keep) : p1_(p1), keep_(std::move(keep)) {
     if (p1_.st != ACLNN_SUCCESS) throw std::runtime_error(p1_.msg);
-    if (aclSetAclOpExecutorRepeatable(p1_.ex) != ACLNN_SUCCESS) throw std::runtime_error(take_msg());
+    if (aclSetAclOpExecutorRepeatable(p1_.ex) != ACLNN_SUCCESS)
+      throw std::runtime_error(take_msg());
     workspace_.resize(p1_.ws);
   }
   ~Prepared() {
@@ -172,9 +187,10 @@ Phase1 phase1_error(const std::string &msg) {
 }
 
 Phase1 max_pool2d_fwd_p1(const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
-                        std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
-                        bool ceil) {
-  Tensor tx(x, ACL_FORMAT_NCHW, "x"), to(out, ACL_FORMAT_NCHW, "out"), ti(idx, ACL_FORMAT_NCHW, "indices");
+                         std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
+                         bool ceil) {
+  Tensor tx(x, ACL_FORMAT_NCHW, "x"), to(out, ACL_FORMAT_NCHW, "out"),
+      ti(idx, ACL_FORMAT_NCHW, "indices");
   POOLGRAD_TENSORS_OK(&tx, &to, &ti);
   Ints kk(k), ss(s), pp(p), dd(d);
   uint64_t ws = 0;
@@ -182,14 +198,15 @@ Phase1 max_pool2d_fwd_p1(const Array &x, const Array &out, const Array &idx, std
   aclnnStatus st;
   {
     nb::gil_scoped_release release;
-    st = aclnnMaxPool2dWithIndicesGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t, ti.t, &ws, &ex);
+    st = aclnnMaxPool2dWithIndicesGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t, ti.t,
+                                                   &ws, &ex);
   }
   return phase1_result(st, ws, ex, aclnnMaxPool2dWithIndices);
 }
 
 Phase1 max_pool2d_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx,
-                        std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
-                        std::vector<int64_t> d, bool ceil) {
+                         std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
+                         std::vector<int64_t> d, bool ceil) {
   Tensor tg(gy, ACL_FORMAT_NCHW, "grad_output"), tx(x, ACL_FORMAT_NCHW, "x"),
       ti(idx, ACL_FORMAT_NCHW, "indices"), tgx(gx, ACL_FORMAT_NCHW, "grad_input");
   POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &tgx);
@@ -199,14 +216,14 @@ Phase1 max_pool2d_bwd_p1(const Array &gy, const Array &x, const Array &idx, cons
   aclnnStatus st;
   {
     nb::gil_scoped_release release;
-    st = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, kk.a, ss.a, pp.a, dd.a, ceil,
-                                                           tgx.t, &ws, &ex);
+    st = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, kk.a, ss.a, pp.a, dd.a,
+                                                           ceil, tgx.t, &ws, &ex);
   }
   return phase1_result(st, ws, ex, aclnnMaxPool2dWithIndicesBackward);
 }
 
-Phase1 roi_fwd_p1(const Array &x, const Array &rois, const Array &y, const Array &argmax, int64_t ph,
-                  int64_t pw, float sh, float sw) {
+Phase1 roi_fwd_p1(const Array &x, const Array &rois, const Array &y, const Array &argmax,
+                  int64_t ph, int64_t pw, float sh, float sw) {
   Tensor tx(x, ACL_FORMAT_ND, "x"), tr(rois, ACL_FORMAT_ND, "rois"), ty(y, ACL_FORMAT_ND, "y"),
       ta(argmax, ACL_FORMAT_ND, "argmax");
   POOLGRAD_TENSORS_OK(&tx, &tr, &ty, &ta);
@@ -215,13 +232,14 @@ Phase1 roi_fwd_p1(const Array &x, const Array &rois, const Array &y, const Array
   aclnnStatus st;
   {
     nb::gil_scoped_release release;
-    st = aclnnRoiPoolingWithArgMaxGetWorkspaceSize(tx.t, tr.t, ph, pw, sh, sw, ty.t, ta.t, &ws, &ex);
+    st =
+        aclnnRoiPoolingWithArgMaxGetWorkspaceSize(tx.t, tr.t, ph, pw, sh, sw, ty.t, ta.t, &ws, &ex);
   }
   return phase1_result(st, ws, ex, aclnnRoiPoolingWithArgMax);
 }
 
-Phase1 roi_bwd_p1(const Array &gy, const Array &gx, const Array &rois, const Array &argmax, int64_t ph,
-                  int64_t pw, double scale) {
+Phase1 roi_bwd_p1(const Array &gy, const Array &gx, const Array &rois, const Array &argmax,
+                  int64_t ph, int64_t pw, double scale) {
   Tensor tg(gy, ACL_FORMAT_ND, "grad_output"), tgx(gx, ACL_FORMAT_ND, "grad_input"),
       tr(rois, ACL_FORMAT_ND, "rois"), ta(argmax, ACL_FORMAT_ND, "argmax");
   POOLGRAD_TENSORS_OK(&tg, &tgx, &tr, &ta);
@@ -230,7 +248,8 @@ Phase1 roi_bwd_p1(const Array &gy, const Array &gx, const Array &rois, const Arr
   aclnnStatus st;
   {
     nb::gil_scoped_release release;
-    st = aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(tg.t, tgx.t, tr.t, ta.t, ph, pw, scale, &ws, &ex);
+    st = aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(tg.t, tgx.t, tr.t, ta.t, ph, pw, scale, &ws,
+                                                       &ex);
   }
   return phase1_result(st, ws, ex, aclnnRoiPoolingGradWithArgMax);
 }
@@ -240,41 +259,44 @@ Phase1 roi_bwd_p1(const Array &gy, const Array &gx, const Array &rois, const Arr
 NB_MODULE(_ext, m) {
   m.doc() = "poolgrad's C API for Python (internal: use the poolgrad package)";
   // One call (phase 1 + phase 2) each, returning (status, message).
-  m.def("max_pool2d_fwd", [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
-                             std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
-                             bool ceil) { return finish(max_pool2d_fwd_p1(x, out, idx, k, s, p, d, ceil)); });
+  m.def("max_pool2d_fwd",
+        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
+           std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
+           bool ceil) { return finish(max_pool2d_fwd_p1(x, out, idx, k, s, p, d, ceil)); });
   m.def("max_pool2d_bwd", [](const Array &gy, const Array &x, const Array &idx, const Array &gx,
                              std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
                              std::vector<int64_t> d, bool ceil) {
     return finish(max_pool2d_bwd_p1(gy, x, idx, gx, k, s, p, d, ceil));
   });
-  m.def("roi_fwd", [](const Array &x, const Array &rois, const Array &y, const Array &argmax, int64_t ph,
-                      int64_t pw, float sh, float sw) {
-    return finish(roi_fwd_p1(x, rois, y, argmax, ph, pw, sh, sw));
+  m.def("roi_fwd", [](const Array &x, const Array &rois, const Array &y, const Array &argmax,
+                      int64_t ph, int64_t pw, float sh,
+                      float sw) { return finish(roi_fwd_p1(x, rois, y, argmax, ph, pw, sh, sw)); });
+  m.def("roi_bwd", [](const Array &gy, const Array &gx, const Array &rois, const Array &argmax,
+                      int64_t ph, int64_t pw, double scale) {
+    return finish(roi_bwd_p1(gy, gx, rois, argmax, ph, pw, scale));
   });
-  m.def("roi_bwd", [](const Array &gy, const Array &gx, const Array &rois, const Array &argmax, int64_t ph,
-                      int64_t pw, double scale) { return finish(roi_bwd_p1(gy, gx, rois, argmax, ph, pw, scale)); });
   // The same calls prepared once (phase 1, a repeatable executor) and run as often as asked.
   nb::class_<Prepared>(m, "Prepared")
       .def("run", &Prepared::run)
       .def_prop_ro("kernel", &Prepared::kernel)
       .def_prop_ro("workspace_size", &Prepared::workspace_size);
-  m.def("prepare_max_pool2d_fwd", [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
-                                     std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
-                                     bool ceil) {
-    return new Prepared(max_pool2d_fwd_p1(x, out, idx, k, s, p, d, ceil), {x, out, idx});
-  });
-  m.def("prepare_max_pool2d_bwd", [](const Array &gy, const Array &x, const Array &idx, const Array &gx,
-                                     std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
-                                     std::vector<int64_t> d, bool ceil) {
-    return new Prepared(max_pool2d_bwd_p1(gy, x, idx, gx, k, s, p, d, ceil), {gy, x, idx, gx});
-  });
-  m.def("prepare_roi_fwd", [](const Array &x, const Array &rois, const Array &y, const Array &argmax, int64_t ph,
-                              int64_t pw, float sh, float sw) {
+  m.def("prepare_max_pool2d_fwd",
+        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
+           std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
+          return new Prepared(max_pool2d_fwd_p1(x, out, idx, k, s, p, d, ceil), {x, out, idx});
+        });
+  m.def(
+      "prepare_max_pool2d_bwd",
+      [](const Array &gy, const Array &x, const Array &idx, const Array &gx, std::vector<int64_t> k,
+         std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
+        return new Prepared(max_pool2d_bwd_p1(gy, x, idx, gx, k, s, p, d, ceil), {gy, x, idx, gx});
+      });
+  m.def("prepare_roi_fwd", [](const Array &x, const Array &rois, const Array &y,
+                              const Array &argmax, int64_t ph, int64_t pw, float sh, float sw) {
     return new Prepared(roi_fwd_p1(x, rois, y, argmax, ph, pw, sh, sw), {x, rois, y, argmax});
   });
-  m.def("prepare_roi_bwd", [](const Array &gy, const Array &gx, const Array &rois, const Array &argmax, int64_t ph,
-                              int64_t pw, double scale) {
+  m.def("prepare_roi_bwd", [](const Array &gy, const Array &gx, const Array &rois,
+                              const Array &argmax, int64_t ph, int64_t pw, double scale) {
     return new Prepared(roi_bwd_p1(gy, gx, rois, argmax, ph, pw, scale), {gy, gx, rois, argmax});
   });
   m.def("out_size", [](int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {

@@ -10,8 +10,10 @@
 
 namespace poolgrad {
 
-aclnnStatus check_out_pointers(const char *api, const uint64_t *workspace_size, aclOpExecutor **executor) {
-  if (!workspace_size) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
+aclnnStatus check_out_pointers(const char *api, const uint64_t *workspace_size,
+                               aclOpExecutor **executor) {
+  if (!workspace_size)
+    return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: workspaceSize must not be null", api);
   if (!executor) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
   return ACLNN_SUCCESS;
 }
@@ -64,7 +66,8 @@ aclnnStatus check_storage(const char *api, std::initializer_list<Io> all) {
     if (x.role != Role::kShape && v.data && v.numel() > 0 && es > 1 &&
         (reinterpret_cast<uintptr_t>(v.data) + static_cast<uintptr_t>(v.offset * es)) % es != 0)
       return fail(ACLNN_ERR_PARAM_INVALID,
-                  "%s: %s data address %p (offset %" PRId64 ") is not aligned to its element size "
+                  "%s: %s data address %p (offset %" PRId64
+                  ") is not aligned to its element size "
                   "%" PRId64,
                   api, x.name, v.data, v.offset, es);
   }

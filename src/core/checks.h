@@ -11,7 +11,8 @@
 namespace poolgrad {
 
 // Step 1 of every phase 1: 161001 when workspaceSize or executor is null.
-aclnnStatus check_out_pointers(const char *api, const uint64_t *workspace_size, aclOpExecutor **executor);
+aclnnStatus check_out_pointers(const char *api, const uint64_t *workspace_size,
+                               aclOpExecutor **executor);
 // Step 2: 161001 naming the first null argument, in the order given.
 struct NamedArg {
   const char *name;

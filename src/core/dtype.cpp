@@ -55,71 +55,132 @@ uint16_t float_to_bf16(float f) {
 
 const char *dtype_name(aclDataType t) {
   switch (t) {
-    case ACL_FLOAT: return "FLOAT";
-    case ACL_FLOAT16: return "FLOAT16";
-    case ACL_INT8: return "INT8";
-    case ACL_INT32: return "INT32";
-    case ACL_UINT8: return "UINT8";
-    case ACL_INT16: return "INT16";
-    case ACL_UINT16: return "UINT16";
-    case ACL_UINT32: return "UINT32";
-    case ACL_INT64: return "INT64";
-    case ACL_UINT64: return "UINT64";
-    case ACL_DOUBLE: return "DOUBLE";
-    case ACL_BOOL: return "BOOL";
-    case ACL_STRING: return "STRING";
-    case ACL_COMPLEX64: return "COMPLEX64";
-    case ACL_COMPLEX128: return "COMPLEX128";
-    case ACL_BF16: return "BF16";
-    case ACL_INT4: return "INT4";
-    case ACL_UINT1: return "UINT1";
-    case ACL_COMPLEX32: return "COMPLEX32";
-    case ACL_DT_UNDEFINED: return "UNDEFINED";
+    case ACL_FLOAT:
+      return "FLOAT";
+    case ACL_FLOAT16:
+      return "FLOAT16";
+    case ACL_INT8:
+      return "INT8";
+    case ACL_INT32:
+      return "INT32";
+    case ACL_UINT8:
+      return "UINT8";
+    case ACL_INT16:
+      return "INT16";
+    case ACL_UINT16:
+      return "UINT16";
+    case ACL_UINT32:
+      return "UINT32";
+    case ACL_INT64:
+      return "INT64";
+    case ACL_UINT64:
+      return "UINT64";
+    case ACL_DOUBLE:
+      return "DOUBLE";
+    case ACL_BOOL:
+      return "BOOL";
+    case ACL_STRING:
+      return "STRING";
+    case ACL_COMPLEX64:
+      return "COMPLEX64";
+    case ACL_COMPLEX128:
+      return "COMPLEX128";
+    case ACL_BF16:
+      return "BF16";
+    case ACL_INT4:
+      return "INT4";
+    case ACL_UINT1:
+      return "UINT1";
+    case ACL_COMPLEX32:
+      return "COMPLEX32";
+    case ACL_DT_UNDEFINED:
+      return "UNDEFINED";
   }
   return "UNKNOWN";
 }
 
 int64_t dtype_size(aclDataType t) {
   switch (t) {
-    case ACL_FLOAT: case ACL_INT32: case ACL_UINT32: return 4;
-    case ACL_FLOAT16: case ACL_BF16: case ACL_INT16: case ACL_UINT16: return 2;
-    case ACL_INT8: case ACL_UINT8: case ACL_BOOL: return 1;
-    case ACL_INT64: case ACL_UINT64: case ACL_DOUBLE: case ACL_COMPLEX64: return 8;
-    case ACL_COMPLEX128: return 16;
-    case ACL_COMPLEX32: return 4;
-    default: return 0;
+    case ACL_FLOAT:
+    case ACL_INT32:
+    case ACL_UINT32:
+      return 4;
+    case ACL_FLOAT16:
+    case ACL_BF16:
+    case ACL_INT16:
+    case ACL_UINT16:
+      return 2;
+    case ACL_INT8:
+    case ACL_UINT8:
+    case ACL_BOOL:
+      return 1;
+    case ACL_INT64:
+    case ACL_UINT64:
+    case ACL_DOUBLE:
+    case ACL_COMPLEX64:
+      return 8;
+    case ACL_COMPLEX128:
+      return 16;
+    case ACL_COMPLEX32:
+      return 4;
+    default:
+      return 0;
   }
 }
 
 const char *format_name(aclFormat f) {
   switch (f) {
-    case ACL_FORMAT_UNDEFINED: return "UNDEFINED";
-    case ACL_FORMAT_NCHW: return "NCHW";
-    case ACL_FORMAT_NHWC: return "NHWC";
-    case ACL_FORMAT_ND: return "ND";
-    case ACL_FORMAT_NC1HWC0: return "NC1HWC0";
-    case ACL_FORMAT_FRACTAL_Z: return "FRACTAL_Z";
-    case ACL_FORMAT_NC1HWC0_C04: return "NC1HWC0_C04";
-    case ACL_FORMAT_HWCN: return "HWCN";
-    case ACL_FORMAT_NDHWC: return "NDHWC";
-    case ACL_FORMAT_FRACTAL_NZ: return "FRACTAL_NZ";
-    case ACL_FORMAT_NCDHW: return "NCDHW";
-    case ACL_FORMAT_NDC1HWC0: return "NDC1HWC0";
-    case ACL_FRACTAL_Z_3D: return "FRACTAL_Z_3D";
-    case ACL_FORMAT_NC: return "NC";
-    case ACL_FORMAT_NCL: return "NCL";
+    case ACL_FORMAT_UNDEFINED:
+      return "UNDEFINED";
+    case ACL_FORMAT_NCHW:
+      return "NCHW";
+    case ACL_FORMAT_NHWC:
+      return "NHWC";
+    case ACL_FORMAT_ND:
+      return "ND";
+    case ACL_FORMAT_NC1HWC0:
+      return "NC1HWC0";
+    case ACL_FORMAT_FRACTAL_Z:
+      return "FRACTAL_Z";
+    case ACL_FORMAT_NC1HWC0_C04:
+      return "NC1HWC0_C04";
+    case ACL_FORMAT_HWCN:
+      return "HWCN";
+    case ACL_FORMAT_NDHWC:
+      return "NDHWC";
+    case ACL_FORMAT_FRACTAL_NZ:
+      return "FRACTAL_NZ";
+    case ACL_FORMAT_NCDHW:
+      return "NCDHW";
+    case ACL_FORMAT_NDC1HWC0:
+      return "NDC1HWC0";
+    case ACL_FRACTAL_Z_3D:
+      return "FRACTAL_Z_3D";
+    case ACL_FORMAT_NC:
+      return "NC";
+    case ACL_FORMAT_NCL:
+      return "NCL";
   }
   return "UNKNOWN";
 }
 
-bool is_known_format(aclFormat f) { return std::strcmp(format_name(f), "UNKNOWN") != 0; }
+bool is_known_format(aclFormat f) {
+  return std::strcmp(format_name(f), "UNKNOWN") != 0;
+}
 
 bool is_private_format(aclFormat f) {
   switch (f) {
-    case ACL_FORMAT_ND: case ACL_FORMAT_NCHW: case ACL_FORMAT_NHWC: case ACL_FORMAT_HWCN:
-    case ACL_FORMAT_NDHWC: case ACL_FORMAT_NCDHW: case ACL_FORMAT_NC: case ACL_FORMAT_NCL:
+    case ACL_FORMAT_ND:
+    case ACL_FORMAT_NCHW:
+    case ACL_FORMAT_NHWC:
+    case ACL_FORMAT_HWCN:
+    case ACL_FORMAT_NDHWC:
+    case ACL_FORMAT_NCDHW:
+    case ACL_FORMAT_NC:
+    case ACL_FORMAT_NCL:
       return false;
-    default: return true;
+    default:
+      return true;
   }
 }
 

@@ -40,7 +40,9 @@ std::unordered_map<uintptr_t, std::shared_ptr<Executor>> &registry() {
   return *r;
 }
 
-uintptr_t token(const aclOpExecutor *e) { return reinterpret_cast<uintptr_t>(e); }
+uintptr_t token(const aclOpExecutor *e) {
+  return reinterpret_cast<uintptr_t>(e);
+}
 
 int64_t host_memory_limit() {
   static const int64_t limit = [] {
@@ -61,11 +63,12 @@ const char *const kNotLive =
 aclnnStatus make_executor(const char *api, Plan plan, uint64_t *workspace_size,
                           aclOpExecutor **executor) {
   if (plan.workspace < 0)
-    return fail(ACLNN_ERR_INNER,
-                "%s: the kernel's workspace size overflows int64 for these shapes", api);
+    return fail(ACLNN_ERR_INNER, "%s: the kernel's workspace size overflows int64 for these shapes",
+                api);
   if (plan.workspace > host_memory_limit())
     return fail(ACLNN_ERR_INNER,
-                "%s: the kernel needs %" PRId64 " bytes of workspace (%d threads), more than half "
+                "%s: the kernel needs %" PRId64
+                " bytes of workspace (%d threads), more than half "
                 "of the host's memory (%" PRId64 " bytes)",
                 api, plan.workspace, num_threads(), host_memory_limit() * 2);
   std::shared_ptr<Executor> e;
@@ -86,7 +89,8 @@ aclnnStatus make_executor(const char *api, Plan plan, uint64_t *workspace_size,
 
 aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_size,
                          aclOpExecutor *executor, aclrtStream /*stream*/) {
-  if (executor == nullptr) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
+  if (executor == nullptr)
+    return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: executor must not be null", api);
   // Claim the executor in the same critical section that finds it: of two threads running one
   // single-use executor, exactly one gets it. The reference keeps it alive while it runs, even
   // if another thread destroys a repeatable one meanwhile.
@@ -102,9 +106,11 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
   const Plan &plan = e->plan;
   if (workspace_size > 0 && workspace == nullptr)
     return fail(ACLNN_ERR_PARAM_NULLPTR,
-                "%s: workspace must not be null when workspaceSize is %" PRIu64, api, workspace_size);
+                "%s: workspace must not be null when workspaceSize is %" PRIu64, api,
+                workspace_size);
   if (std::strcmp(e->api, api) != 0)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: executor was made by %sGetWorkspaceSize", api, e->api);
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: executor was made by %sGetWorkspaceSize", api,
+                e->api);
   if (workspace_size < static_cast<uint64_t>(plan.workspace))
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "%s: workspaceSize must be >= %" PRId64 " (asked for by phase 1), but got %" PRIu64,
@@ -142,11 +148,13 @@ extern "C" {
 
 aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor) {
   if (!executor)
-    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclSetAclOpExecutorRepeatable: executor must not be null");
+    return fail(ACLNN_ERR_PARAM_NULLPTR,
+                "aclSetAclOpExecutorRepeatable: executor must not be null");
   std::lock_guard<std::mutex> lock(g_mutex);
   auto it = registry().find(token(executor));
   if (it == registry().end())
-    return fail(ACLNN_ERR_PARAM_INVALID, "aclSetAclOpExecutorRepeatable: executor %p is not a live executor",
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "aclSetAclOpExecutorRepeatable: executor %p is not a live executor",
                 static_cast<void *>(executor));
   it->second->repeatable = true;
   return ACLNN_SUCCESS;

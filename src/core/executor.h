@@ -17,7 +17,7 @@ struct Plan {
   // nothing to do (an empty batch).
   std::function<aclnnStatus(void *workspace)> run;
   std::string kernel = "none";  // the chosen row's name (+ "(serial)"): what the trace prints
-  int64_t workspace = 0;  // bytes; -1 when the size overflowed int64
+  int64_t workspace = 0;        // bytes; -1 when the size overflowed int64
   int threads = 1;    // the kernel's thread count, fixed in phase 1 (the workspace depends on it)
   std::string trace;  // the call's description, filled only when POOLGRAD_LOG=info
 };

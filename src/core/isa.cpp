@@ -27,9 +27,12 @@ Isa host_isa() {
 }
 
 bool parse(const char *name, Isa *out) {
-  if (std::strcmp(name, "default") == 0) *out = Isa::kPortable;
-  else if (std::strcmp(name, "avx2") == 0) *out = Isa::kAvx2;
-  else return false;
+  if (std::strcmp(name, "default") == 0)
+    *out = Isa::kPortable;
+  else if (std::strcmp(name, "avx2") == 0)
+    *out = Isa::kAvx2;
+  else
+    return false;
   return true;
 }
 
@@ -49,7 +52,9 @@ Isa best_isa() {
   return cap < host ? cap : host;
 }
 
-const char *isa_name(Isa isa) { return isa == Isa::kAvx2 ? "avx2" : "portable"; }
+const char *isa_name(Isa isa) {
+  return isa == Isa::kAvx2 ? "avx2" : "portable";
+}
 
 bool set_isa_cap(const char *name) {
   Isa cap;

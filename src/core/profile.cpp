@@ -25,8 +25,12 @@ const SocEntry kSocs[] = {
 
 }  // namespace
 
-Soc current_soc() { return static_cast<Soc>(g_soc.load(std::memory_order_relaxed)); }
-void set_soc(Soc s) { g_soc.store(static_cast<int>(s)); }
+Soc current_soc() {
+  return static_cast<Soc>(g_soc.load(std::memory_order_relaxed));
+}
+void set_soc(Soc s) {
+  g_soc.store(static_cast<int>(s));
+}
 
 const char *soc_name(Soc s) {
   for (const SocEntry &e : kSocs)
@@ -45,9 +49,10 @@ bool load_soc_from_env() {
       set_soc(e.soc);
       return true;
     }
-  set_error("aclInit: POOLGRAD_SOC=%s is not a known product; valid values: Ascend950, Ascend910B, "
-            "Ascend910_93",
-            v);
+  set_error(
+      "aclInit: POOLGRAD_SOC=%s is not a known product; valid values: Ascend950, Ascend910B, "
+      "Ascend910_93",
+      v);
   return false;
 }
 

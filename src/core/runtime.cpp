@@ -1,13 +1,13 @@
 // The ACL runtime subset for a host without an accelerator: device 0 is the host, device memory
 // is host memory, streams are in-order queues whose work runs at enqueue time.
+#include <sys/stat.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
-
-#include <sys/stat.h>
 #include <map>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -86,8 +86,8 @@ aclError release(const char *api, void *ptr) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (!allocations().erase(reinterpret_cast<uintptr_t>(ptr))) {
-      set_error("%s: %p was not allocated by aclrtMalloc/aclrtMallocHost or was already freed",
-                api, ptr);
+      set_error("%s: %p was not allocated by aclrtMalloc/aclrtMallocHost or was already freed", api,
+                ptr);
       return ACL_ERROR_INVALID_PARAM;
     }
   }
@@ -212,7 +212,9 @@ aclError aclrtSynchronizeStream(aclrtStream stream) {
   }
   return ACL_SUCCESS;  // kernels complete before phase 2 returns
 }
-aclError aclrtSynchronizeDevice(void) { return ACL_SUCCESS; }
+aclError aclrtSynchronizeDevice(void) {
+  return ACL_SUCCESS;
+}
 
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
   if (policy != ACL_MEM_MALLOC_HUGE_FIRST && policy != ACL_MEM_MALLOC_HUGE_ONLY &&
@@ -222,11 +224,15 @@ aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy) {
   }
   return allocate("aclrtMalloc", devPtr, size, true);
 }
-aclError aclrtFree(void *devPtr) { return release("aclrtFree", devPtr); }
+aclError aclrtFree(void *devPtr) {
+  return release("aclrtFree", devPtr);
+}
 aclError aclrtMallocHost(void **hostPtr, size_t size) {
   return allocate("aclrtMallocHost", hostPtr, size, false);
 }
-aclError aclrtFreeHost(void *hostPtr) { return release("aclrtFreeHost", hostPtr); }
+aclError aclrtFreeHost(void *hostPtr) {
+  return release("aclrtFreeHost", hostPtr);
+}
 
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
                      aclrtMemcpyKind kind) {
@@ -256,8 +262,8 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
   };
   for (const Side &side : {Side{"dst", dst, dst_dev}, Side{"src", src, src_dev}})
     if (is_device_range(side.p, count) != side.dev) {
-      set_error("aclrtMemcpy: kind %s needs %s %p to be %s memory (%zu bytes), but it is %s", kKind[kind],
-                side.name, side.p, side.dev ? "device (aclrtMalloc)" : "host", count,
+      set_error("aclrtMemcpy: kind %s needs %s %p to be %s memory (%zu bytes), but it is %s",
+                kKind[kind], side.name, side.p, side.dev ? "device (aclrtMalloc)" : "host", count,
                 side.dev ? "not inside one aclrtMalloc allocation" : "device memory");
       return ACL_ERROR_INVALID_PARAM;
     }

@@ -51,9 +51,7 @@ class Arena {
   struct Slices {
     char *base = nullptr;
     int64_t stride = 0;
-    Arena slice(int i) const {
-      return base ? Arena(base + i * stride, stride) : Arena();
-    }
+    Arena slice(int i) const { return base ? Arena(base + i * stride, stride) : Arena(); }
   };
   Slices take_slices(int count, int64_t each) {
     Slices s;

@@ -20,7 +20,8 @@ void scalar_in(const void *src, int64_t stride, int64_t n, float *dst, F cvt) {
 __attribute__((target("avx2,f16c"))) void f16_in_avx2(const uint16_t *s, int64_t n, float *d) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(d + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(s + i))));
+    _mm256_storeu_ps(d + i,
+                     _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(s + i))));
   for (; i < n; ++i) d[i] = half_to_float(s[i]);
 }
 
@@ -33,7 +34,8 @@ __attribute__((target("avx2,f16c"))) void bf16_in_avx2(const uint16_t *s, int64_
   for (; i < n; ++i) d[i] = bf16_to_float(s[i]);
 }
 
-__attribute__((target("avx2,f16c"))) void f32_out_avx2(const float *s, float *d, int64_t n, bool nt) {
+__attribute__((target("avx2,f16c"))) void f32_out_avx2(const float *s, float *d, int64_t n,
+                                                       bool nt) {
   int64_t i = 0;
   if (nt) {
     for (; i < n && (reinterpret_cast<uintptr_t>(d + i) & 31) != 0; ++i) d[i] = s[i];
@@ -47,7 +49,8 @@ __attribute__((target("avx2,f16c"))) void f32_out_avx2(const float *s, float *d,
 __attribute__((target("avx2,f16c"))) inline __m128i bf16_pack8(__m256 v) {
   const __m256i u = _mm256_castps_si256(v);
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-  __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb), 16);
+  __m256i r =
+      _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb), 16);
   const __m256i absu = _mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff));
   const __m256i nan = _mm256_cmpgt_epi32(absu, _mm256_set1_epi32(0x7f800000));
   const __m256i qn = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
@@ -57,7 +60,8 @@ __attribute__((target("avx2,f16c"))) inline __m128i bf16_pack8(__m256 v) {
 }
 
 template <int kind>  // 1 half, 2 bfloat16
-__attribute__((target("avx2,f16c"))) void h_out_avx2(const float *s, uint16_t *d, int64_t n, bool nt) {
+__attribute__((target("avx2,f16c"))) void h_out_avx2(const float *s, uint16_t *d, int64_t n,
+                                                     bool nt) {
   int64_t i = 0;
   auto one = [](float f) { return kind == 1 ? float_to_half(f) : float_to_bf16(f); };
   if (nt)
@@ -76,7 +80,8 @@ __attribute__((target("avx2,f16c"))) void h_out_avx2(const float *s, uint16_t *d
 
 }  // namespace
 
-void row_to_f32(Isa isa, aclDataType dtype, const void *src, int64_t stride, int64_t n, float *dst) {
+void row_to_f32(Isa isa, aclDataType dtype, const void *src, int64_t stride, int64_t n,
+                float *dst) {
   if (n <= 0) return;
   if (dtype == ACL_FLOAT) {
     if (stride == 1)
@@ -96,8 +101,8 @@ void row_to_f32(Isa isa, aclDataType dtype, const void *src, int64_t stride, int
   }
 }
 
-void row_from_f32(Isa isa, aclDataType dtype, const float *src, void *dst, int64_t stride, int64_t n,
-                  bool nontemporal) {
+void row_from_f32(Isa isa, aclDataType dtype, const float *src, void *dst, int64_t stride,
+                  int64_t n, bool nontemporal) {
   if (n <= 0) return;
   if (dtype == ACL_FLOAT) {
     float *d = static_cast<float *>(dst);

@@ -13,9 +13,8 @@ namespace poolgrad {
 void row_to_f32(Isa isa, aclDataType dtype, const void *src, int64_t stride, int64_t n, float *dst);
 // dst[i * stride] = dtype(src[i]) (round to nearest even once). With nontemporal, a contiguous
 // row is written with streaming stores (no read-for-ownership); call stream_fence() afterwards.
-void row_from_f32(Isa isa, aclDataType dtype, const float *src, void *dst, int64_t stride, int64_t n,
-                  bool nontemporal);
+void row_from_f32(Isa isa, aclDataType dtype, const float *src, void *dst, int64_t stride,
+                  int64_t n, bool nontemporal);
 void stream_fence();
 
 }  // namespace poolgrad
-

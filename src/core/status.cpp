@@ -42,7 +42,8 @@ LogLevel log_level() {
   static const LogLevel level = [] {
     const char *v = std::getenv("POOLGRAD_LOG");
     if (v && (std::strcmp(v, "info") == 0 || std::strcmp(v, "INFO") == 0)) return LogLevel::kInfo;
-    if (v && (std::strcmp(v, "error") == 0 || std::strcmp(v, "ERROR") == 0)) return LogLevel::kError;
+    if (v && (std::strcmp(v, "error") == 0 || std::strcmp(v, "ERROR") == 0))
+      return LogLevel::kError;
     return LogLevel::kOff;
   }();
   return level;
@@ -50,7 +51,8 @@ LogLevel log_level() {
 
 static void log_error(aclnnStatus status) {
   if (log_level() != LogLevel::kOff)
-    std::fprintf(stderr, "poolgrad: error %d: %s\n", static_cast<int>(status), t_last_error.c_str());
+    std::fprintf(stderr, "poolgrad: error %d: %s\n", static_cast<int>(status),
+                 t_last_error.c_str());
 }
 
 void set_error(const char *fmt, ...) {

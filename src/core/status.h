@@ -18,6 +18,8 @@ std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 enum class LogLevel { kOff = 0, kError = 1, kInfo = 2 };
 LogLevel log_level();  // read once from the environment
-inline bool trace_info() { return log_level() == LogLevel::kInfo; }
+inline bool trace_info() {
+  return log_level() == LogLevel::kInfo;
+}
 
 }  // namespace poolgrad

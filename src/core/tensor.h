@@ -21,4 +21,3 @@ struct aclFloatArray {
 struct aclBoolArray {
   std::vector<bool> values;
 };
-

@@ -13,8 +13,7 @@ extern "C" {
 
 aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
                            const int64_t *stride, int64_t offset, aclFormat format,
-                           const int64_t *storageDims, uint64_t storageDimsNum,
-                           void *tensorData) {
+                           const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
   static const char *api = "aclCreateTensor";
   if (viewDimsNum > 0 && viewDims == nullptr) {
     set_error("%s: viewDims must not be null when viewDimsNum is %" PRIu64, api, viewDimsNum);
@@ -31,7 +30,8 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
   }
   if (viewDimsNum > 64 || storageDimsNum > 64) {
     set_error("%s: at most 64 dims are supported, but got viewDimsNum=%" PRIu64
-              " storageDimsNum=%" PRIu64, api, viewDimsNum, storageDimsNum);
+              " storageDimsNum=%" PRIu64,
+              api, viewDimsNum, storageDimsNum);
     return nullptr;
   }
   if (dtype_size(dataType) == 0 && dataType != ACL_STRING) {
@@ -93,7 +93,8 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
       int64_t span;
       if (__builtin_mul_overflow(viewDims[i] - 1, stride[i], &span)) {
         set_error("%s: the view extent overflows int64 (viewDims[%" PRIu64 "]=%" PRId64
-                  ", stride[%" PRIu64 "]=%" PRId64 ")", api, i, viewDims[i], i, stride[i]);
+                  ", stride[%" PRIu64 "]=%" PRId64 ")",
+                  api, i, viewDims[i], i, stride[i]);
         return nullptr;
       }
       if (__builtin_add_overflow(span > 0 ? hi : lo, span, span > 0 ? &hi : &lo)) {
@@ -110,10 +111,9 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
       return nullptr;
     }
     if (lo < 0 || hi >= storage) {
-      set_error("%s: the view (dims %s, strides %s, offset %" PRId64
-                ") reaches elements [%" PRId64 ", %" PRId64 "], outside the storage of %" PRId64
-                " elements (storageDims %s)", api,
-                dims_str(std::vector<int64_t>(viewDims, viewDims + viewDimsNum)).c_str(),
+      set_error("%s: the view (dims %s, strides %s, offset %" PRId64 ") reaches elements [%" PRId64
+                ", %" PRId64 "], outside the storage of %" PRId64 " elements (storageDims %s)",
+                api, dims_str(std::vector<int64_t>(viewDims, viewDims + viewDimsNum)).c_str(),
                 dims_str(std::vector<int64_t>(stride, stride + viewDimsNum)).c_str(), offset, lo,
                 hi, storage,
                 dims_str(std::vector<int64_t>(storageDims, storageDims + storageDimsNum)).c_str());
@@ -188,7 +188,8 @@ aclnnStatus aclDestroyBoolArray(const aclBoolArray *array) {
 
 static aclnnStatus copy_out(const char *api, const std::vector<int64_t> &v, int64_t **out,
                             uint64_t *num) {
-  if (!out || !num) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: output pointers must not be null", api);
+  if (!out || !num)
+    return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: output pointers must not be null", api);
   *out = new int64_t[v.empty() ? 1 : v.size()];
   std::copy(v.begin(), v.end(), *out);
   *num = v.size();
@@ -208,32 +209,38 @@ aclnnStatus aclGetViewStrides(const aclTensor *t, int64_t **strides, uint64_t *n
   return copy_out("aclGetViewStrides", t->view.strides, strides, num);
 }
 aclnnStatus aclGetViewOffset(const aclTensor *t, int64_t *offset) {
-  if (!t || !offset) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetViewOffset: arguments must not be null");
+  if (!t || !offset)
+    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetViewOffset: arguments must not be null");
   *offset = t->view.offset;
   return ACLNN_SUCCESS;
 }
 aclnnStatus aclGetFormat(const aclTensor *t, aclFormat *format) {
-  if (!t || !format) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetFormat: arguments must not be null");
+  if (!t || !format)
+    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetFormat: arguments must not be null");
   *format = t->view.format;
   return ACLNN_SUCCESS;
 }
 aclnnStatus aclGetDataType(const aclTensor *t, aclDataType *dataType) {
-  if (!t || !dataType) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetDataType: arguments must not be null");
+  if (!t || !dataType)
+    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetDataType: arguments must not be null");
   *dataType = t->view.dtype;
   return ACLNN_SUCCESS;
 }
 aclnnStatus aclGetIntArraySize(const aclIntArray *a, uint64_t *size) {
-  if (!a || !size) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetIntArraySize: arguments must not be null");
+  if (!a || !size)
+    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetIntArraySize: arguments must not be null");
   *size = a->values.size();
   return ACLNN_SUCCESS;
 }
 aclnnStatus aclGetFloatArraySize(const aclFloatArray *a, uint64_t *size) {
-  if (!a || !size) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetFloatArraySize: arguments must not be null");
+  if (!a || !size)
+    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetFloatArraySize: arguments must not be null");
   *size = a->values.size();
   return ACLNN_SUCCESS;
 }
 aclnnStatus aclGetBoolArraySize(const aclBoolArray *a, uint64_t *size) {
-  if (!a || !size) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetBoolArraySize: arguments must not be null");
+  if (!a || !size)
+    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetBoolArraySize: arguments must not be null");
   *size = a->values.size();
   return ACLNN_SUCCESS;
 }

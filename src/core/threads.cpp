@@ -11,11 +11,11 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
-#include <deque>
 #include <cstdlib>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <system_error>
@@ -165,8 +165,12 @@ Pool *g_pool = nullptr;  // under g_pool_create
 // A forked child has only the forking thread: the inherited pool's workers do not exist there.
 // Drop it (leaked on purpose: its mutexes may be held by threads that are gone) and let the
 // child's first parallel call start a pool of its own.
-void atfork_prepare() { g_pool_create.lock(); }
-void atfork_parent() { g_pool_create.unlock(); }
+void atfork_prepare() {
+  g_pool_create.lock();
+}
+void atfork_parent() {
+  g_pool_create.unlock();
+}
 void atfork_child() {
   g_pool = nullptr;
   g_pool_create.unlock();

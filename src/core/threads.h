@@ -22,9 +22,9 @@ class PartFn {
  public:
   template <class F>
   PartFn(F &f)  // NOLINT: implicit, so that callers pass lambdas directly
-      : obj_(&f), call_([](void *o, int part, int64_t b, int64_t e) {
-          (*static_cast<F *>(o))(part, b, e);
-        }) {}
+      : obj_(&f),
+        call_([](void *o, int part, int64_t b, int64_t e) { (*static_cast<F *>(o))(part, b, e); }) {
+  }
   void operator()(int part, int64_t b, int64_t e) const { call_(obj_, part, b, e); }
 
  private:

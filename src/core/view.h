@@ -17,11 +17,11 @@ enum class Device : uint8_t { kHost = 0 };
 // A plain, handle-free copy of what a kernel needs of a tensor: phase 1 takes one, so that an
 // executor never depends on the caller's aclTensor after phase 1.
 struct View {
-  void *data = nullptr;       // storage base
+  void *data = nullptr;  // storage base
   aclDataType dtype = ACL_DT_UNDEFINED;
   aclFormat format = ACL_FORMAT_UNDEFINED;
   Device device = Device::kHost;
-  int64_t offset = 0;         // elements
+  int64_t offset = 0;  // elements
   std::vector<int64_t> dims;
   std::vector<int64_t> strides;
   int64_t numel() const;

@@ -5,10 +5,10 @@
 #include <cstdio>
 
 #include "../core/core.h"
-#include "maxpool_rules.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "maxpool_dispatch.h"
+#include "maxpool_rules.h"
 #include "poolgrad/poolgrad.h"
 
 using namespace poolgrad;
@@ -18,8 +18,9 @@ namespace {
 const char *const kFwd = "aclnnMaxPool2dWithIndices";
 const char *const kBwd = "aclnnMaxPool2dWithIndicesBackward";
 
-bool is_pool_dtype(aclDataType t) { return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16; }
-
+bool is_pool_dtype(aclDataType t) {
+  return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16;
+}
 
 aclnnStatus check_formats(const char *api, std::initializer_list<Named> same_format,
                           std::initializer_list<Named> all) {
@@ -32,8 +33,8 @@ aclnnStatus check_formats(const char *api, std::initializer_list<Named> same_for
   const Named &first = *same_format.begin();
   for (const Named &x : same_format)
     if (x.t->view.format != first.t->view.format)
-      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s format must equal %s format %s, but got %s",
-                  api, x.name, first.name, format_name(first.t->view.format),
+      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s format must equal %s format %s, but got %s", api,
+                  x.name, first.name, format_name(first.t->view.format),
                   format_name(x.t->view.format));
   for (const Named &x : all)
     if (x.t->view.rank() != 3 && x.t->view.rank() != 4)
@@ -49,7 +50,6 @@ aclnnStatus check_same_shape(const char *api, const char *name, const aclTensor 
                 dims_str(want).c_str(), what, dims_str(t->view.dims).c_str());
   return ACLNN_SUCCESS;
 }
-
 
 // Shared shape work: self's (N, C, H, W), the attributes, the output shape in self's layout.
 struct Geometry {
@@ -97,8 +97,8 @@ aclnnStatus geometry(const char *api, const aclTensor *self, const aclIntArray *
                 " for H=%" PRId64 ", W=%" PRId64 ", kernelSize=[%" PRId64 ",%" PRId64
                 "], stride=[%" PRId64 ",%" PRId64 "], padding=[%" PRId64 ",%" PRId64
                 "], dilation=[%" PRId64 ",%" PRId64 "], ceilMode=%d",
-                api, g->ho, g->wo, g->h, g->w, g->a.kh, g->a.kw, g->a.sh, g->a.sw, g->a.ph,
-                g->a.pw, g->a.dh, g->a.dw, ceil ? 1 : 0);
+                api, g->ho, g->wo, g->h, g->w, g->a.kh, g->a.kw, g->a.sh, g->a.sw, g->a.ph, g->a.pw,
+                g->a.dh, g->a.dw, ceil ? 1 : 0);
   g->out_dims = self->view.dims;
   const int r = self->view.rank(), off = r == 4 ? 1 : 0;
   g->out_dims[g->nhwc ? off : off + 1] = g->ho;
@@ -135,10 +135,10 @@ aclnnStatus check_profile_dilation(const char *api, const PoolAttrs &a, const Ma
 }
 
 std::string attrs_trace(const PoolAttrs &a) {
-  return format("kernelSize=[%" PRId64 ",%" PRId64 "] stride=[%" PRId64 ",%" PRId64 "] padding=[%" PRId64
-                ",%" PRId64 "] dilation=[%" PRId64 ",%" PRId64 "] ceil=%d profile=%s",
-                a.kh, a.kw, a.sh, a.sw, a.ph, a.pw, a.dh, a.dw, a.ceil ? 1 : 0,
-                soc_name(current_soc()));
+  return format(
+      "kernelSize=[%" PRId64 ",%" PRId64 "] stride=[%" PRId64 ",%" PRId64 "] padding=[%" PRId64
+      ",%" PRId64 "] dilation=[%" PRId64 ",%" PRId64 "] ceil=%d profile=%s",
+      a.kh, a.kw, a.sh, a.sw, a.ph, a.pw, a.dh, a.dw, a.ceil ? 1 : 0, soc_name(current_soc()));
 }
 
 }  // namespace
@@ -153,24 +153,29 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
   aclnnStatus st;
   // 1-2: null pointers.
   if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
-  if ((st = check_not_null(api, {{"self", self}, {"kernelSize", kernelSize}, {"stride", stride},
-                                 {"padding", padding}, {"dilation", dilation}, {"out", out},
+  if ((st = check_not_null(api, {{"self", self},
+                                 {"kernelSize", kernelSize},
+                                 {"stride", stride},
+                                 {"padding", padding},
+                                 {"dilation", dilation},
+                                 {"out", out},
                                  {"indices", indices}})))
     return st;
-  if ((st = check_element_bound(api, {{"self", self}, {"out", out}, {"indices", indices}}))) return st;
+  if ((st = check_element_bound(api, {{"self", self}, {"out", out}, {"indices", indices}})))
+    return st;
   // 3: dtypes.
   const MaxPoolRules &rules = maxpool_rules(false);
   const aclDataType dt = self->view.dtype;
   if (!is_pool_dtype(dt))
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: self dtype must be FLOAT, FLOAT16 or BF16, but got %s",
-                api, dtype_name(dt));
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: self dtype must be FLOAT, FLOAT16 or BF16, but got %s", api, dtype_name(dt));
   if ((st = check_profile_dtypes(api, "self", dt, rules))) return st;
   if (out->view.dtype != dt)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: out dtype must equal self dtype %s, but got %s", api,
                 dtype_name(dt), dtype_name(out->view.dtype));
   if (indices->view.dtype != ACL_INT32 && indices->view.dtype != ACL_INT64)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT32 or INT64, but got %s", api,
-                dtype_name(indices->view.dtype));
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT32 or INT64, but got %s",
+                api, dtype_name(indices->view.dtype));
   if ((st = check_profile_index(api, indices->view.dtype, rules))) return st;
   // 4: formats and ranks.
   st = check_formats(api, {{"self", self}, {"out", out}},
@@ -182,7 +187,8 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
   if ((st = geometry(api, self, kernelSize, stride, padding, dilation, ceilMode, &g))) return st;
   if ((st = check_profile_dilation(api, g.a, rules))) return st;
   if ((st = check_same_shape(api, "out", out, g.out_dims, "the pooled shape of self"))) return st;
-  if ((st = check_same_shape(api, "indices", indices, out->view.dims, "the shape of out"))) return st;
+  if ((st = check_same_shape(api, "indices", indices, out->view.dims, "the shape of out")))
+    return st;
   if (indices->view.dtype == ACL_INT32 && g.h * g.w > INT32_MAX)
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "%s: indices dtype INT32 requires H*W <= %d, but got H*W=%" PRId64 "; use INT64",
@@ -230,34 +236,39 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
   const char *api = kBwd;
   aclnnStatus st;
   if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
-  if ((st = check_not_null(api, {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices},
-                                 {"kernelSize", kernelSize}, {"stride", stride}, {"padding", padding},
-                                 {"dilation", dilation}, {"gradInput", gradInput}})))
+  if ((st = check_not_null(api, {{"gradOutput", gradOutput},
+                                 {"self", self},
+                                 {"indices", indices},
+                                 {"kernelSize", kernelSize},
+                                 {"stride", stride},
+                                 {"padding", padding},
+                                 {"dilation", dilation},
+                                 {"gradInput", gradInput}})))
     return st;
-  st = check_element_bound(api, {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices},
-                                 {"gradInput", gradInput}});
+  st = check_element_bound(
+      api,
+      {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}});
   if (st) return st;
   const MaxPoolRules &rules = maxpool_rules(true);
   const aclDataType dt = self->view.dtype;
   if (!is_pool_dtype(dt))
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: self dtype must be FLOAT, FLOAT16 or BF16, but got %s",
-                api, dtype_name(dt));
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: self dtype must be FLOAT, FLOAT16 or BF16, but got %s", api, dtype_name(dt));
   if ((st = check_profile_dtypes(api, "self", dt, rules))) return st;
   if (gradOutput->view.dtype != dt)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput dtype must equal self dtype %s, but got %s",
-                api, dtype_name(dt), dtype_name(gradOutput->view.dtype));
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: gradOutput dtype must equal self dtype %s, but got %s", api, dtype_name(dt),
+                dtype_name(gradOutput->view.dtype));
   if (gradInput->view.dtype != dt)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: gradInput dtype must equal self dtype %s, but got %s",
                 api, dtype_name(dt), dtype_name(gradInput->view.dtype));
   if (indices->view.dtype != ACL_INT32 && indices->view.dtype != ACL_INT64)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT32 or INT64, but got %s", api,
-                dtype_name(indices->view.dtype));
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT32 or INT64, but got %s",
+                api, dtype_name(indices->view.dtype));
   if ((st = check_profile_index(api, indices->view.dtype, rules))) return st;
-  st = check_formats(api, {{"self", self}, {"gradOutput", gradOutput}, {"gradInput", gradInput}},
-                    {{"gradOutput", gradOutput},
-                     {"self", self},
-                     {"indices", indices},
-                     {"gradInput", gradInput}});
+  st = check_formats(
+      api, {{"self", self}, {"gradOutput", gradOutput}, {"gradInput", gradInput}},
+      {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}});
   if (st) return st;
   if ((st = check_profile_format(api, self->view.format, rules))) return st;
   Geometry g;
@@ -265,13 +276,14 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
   if ((st = check_profile_dilation(api, g.a, rules))) return st;
   if ((st = check_same_shape(api, "gradInput", gradInput, self->view.dims, "the shape of self")))
     return st;
-  if ((st = check_same_shape(api, "gradOutput", gradOutput, g.out_dims,
-                             "the pooled shape of self")))
+  if ((st =
+           check_same_shape(api, "gradOutput", gradOutput, g.out_dims, "the pooled shape of self")))
     return st;
   if ((st = check_same_shape(api, "indices", indices, gradOutput->view.dims,
                              "the shape of gradOutput")))
     return st;
-  if ((st = check_data(api, {{"gradOutput", gradOutput}, {"indices", indices}, {"gradInput", gradInput}})))
+  if ((st = check_data(
+           api, {{"gradOutput", gradOutput}, {"indices", indices}, {"gradInput", gradInput}})))
     return st;
   st = check_storage(api, {{"gradOutput", gradOutput, Role::kRead},
                            {"self", self, Role::kShape},
@@ -302,9 +314,11 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
         char pos[96];
         const int at = rank == 4 ? std::snprintf(pos, sizeof pos, "%" PRId64 ",", n) : 0;
         if (nhwc)
-          std::snprintf(pos + at, sizeof pos - at, "%" PRId64 ",%" PRId64 ",%" PRId64, bad.oh, bad.ow, c);
+          std::snprintf(pos + at, sizeof pos - at, "%" PRId64 ",%" PRId64 ",%" PRId64, bad.oh,
+                        bad.ow, c);
         else
-          std::snprintf(pos + at, sizeof pos - at, "%" PRId64 ",%" PRId64 ",%" PRId64, c, bad.oh, bad.ow);
+          std::snprintf(pos + at, sizeof pos - at, "%" PRId64 ",%" PRId64 ",%" PRId64, c, bad.oh,
+                        bad.ow);
         return fail(ACLNN_ERR_PARAM_INVALID,
                     "%s: indices[%s]=%" PRId64 " must be -1 or in [0, H*W=%" PRId64 ")", kBwd, pos,
                     bad.value, p.h * p.w);

@@ -22,7 +22,8 @@ namespace {
 
 using namespace maxpool_detail;
 
-// ---- backward ---------------------------------------------------------------------------------------
+// ---- backward
+// ---------------------------------------------------------------------------------------
 // gradOutput and indices planes that are dense row-major: one run of ho*wo values a plane.
 bool whole_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx) {
   return gy.plane_dense() && idx.plane_dense() && gy.sh == p.wo && idx.sh == p.wo;
@@ -48,7 +49,7 @@ inline int64_t gather_row_scalar(float *row, int64_t h, int64_t w0, int64_t W, i
     return 0;
   }
   const int64_t wend = std::min(W, 2 * wo);  // columns past the last window have no owner
-  for (int64_t w = w0; w < wend; ++w) {  // branch-free: the match is data, not control
+  for (int64_t w = w0; w < wend; ++w) {      // branch-free: the match is data, not control
     const uint32_t m = 0u - static_cast<uint32_t>(irow[w / 2] == h * W + w);
     uint32_t bits;
     std::memcpy(&bits, grow + w / 2, 4);
@@ -65,13 +66,14 @@ inline int64_t gather_row_scalar(float *row, int64_t h, int64_t w0, int64_t W, i
 
 #if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("avx2,popcnt"))) bool gather_k2s2_avx2(const MaxPoolParams &p, float *acc,
-                                                              const float *g, const int32_t *ix) {
+                                                             const float *g, const int32_t *ix) {
   const int64_t H = p.h, W = p.w, ho = p.ho, wo = p.wo, n = ho * wo;
   const __m256i minus1 = _mm256_set1_epi32(-1);
   int64_t expected = 0, matched = 0, k = 0;
   for (; k + 8 <= n; k += 8) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(ix + k));
-    expected += 8 - __builtin_popcount(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, minus1))));
+    expected += 8 - __builtin_popcount(
+                        _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, minus1))));
   }
   for (; k < n; ++k) expected += ix[k] != -1;
   const __m256i lane2 = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
@@ -87,7 +89,8 @@ __attribute__((target("avx2,popcnt"))) bool gather_k2s2_avx2(const MaxPoolParams
       const __m256i iv = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(irow + ow));
       const __m256 gv = _mm256_loadu_ps(grow + ow);
       // hw <= INT32_MAX for INT32 indices, so the pixel numbers fit in 32 bits.
-      const __m256i p00 = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(2 * oh * W + 2 * ow)), lane2);
+      const __m256i p00 =
+          _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(2 * oh * W + 2 * ow)), lane2);
       const __m256i p01 = _mm256_add_epi32(p00, one), p10 = _mm256_add_epi32(p00, wv);
       const __m256i p11 = _mm256_add_epi32(p10, one);
       const __m256 m00 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(iv, p00));
@@ -174,16 +177,19 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
         const char *ix = elem(idx, isz, n, c, oh, 0);
         const int64_t pos0 = (pl * p.ho + oh) * p.wo;
         if (p.index_dtype == ACL_INT32)
-          scatter_checked(acc, grow, reinterpret_cast<const int32_t *>(ix), idx.sw, p.wo, hw, pos0, bt);
+          scatter_checked(acc, grow, reinterpret_cast<const int32_t *>(ix), idx.sw, p.wo, hw, pos0,
+                          bt);
         else
-          scatter_checked(acc, grow, reinterpret_cast<const int64_t *>(ix), idx.sw, p.wo, hw, pos0, bt);
+          scatter_checked(acc, grow, reinterpret_cast<const int64_t *>(ix), idx.sw, p.wo, hw, pos0,
+                          bt);
       }
     }
     if (gx.plane_dense()) {
       row_from_f32(p.isa, p.dtype, acc, elem(gx, esz, n, c, 0, 0), 1, hw, plane_nt);
     } else {
       for (int64_t h = 0; h < p.h; ++h)
-        row_from_f32(p.isa, p.dtype, acc + h * p.w, elem(gx, esz, n, c, h, 0), gx.sw, p.w, plane_nt);
+        row_from_f32(p.isa, p.dtype, acc + h * p.w, elem(gx, esz, n, c, h, 0), gx.sw, p.w,
+                     plane_nt);
     }
   }
   if (plane_nt) stream_fence();
@@ -257,8 +263,8 @@ int64_t bwd_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &i
       bad);
 }
 
-int64_t bwd_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
-               const Strided4 &gx, void *workspace, BadIndex *bad) {
+int64_t bwd_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx, const Strided4 &gx,
+               void *workspace, BadIndex *bad) {
   const int64_t cb = bwd_cl_block(p), items = p.n * ((p.c + cb - 1) / cb);
   const bool nt = !p.serial;
   return run_parts(

@@ -32,18 +32,20 @@ inline void store_index(const Strided4 &t, aclDataType idt, int64_t n, int64_t c
 }
 
 inline int64_t load_index(const char *p, aclDataType idt) {
-  return idt == ACL_INT32 ? *reinterpret_cast<const int32_t *>(p) : *reinterpret_cast<const int64_t *>(p);
+  return idt == ACL_INT32 ? *reinterpret_cast<const int32_t *>(p)
+                          : *reinterpret_cast<const int64_t *>(p);
 }
 
-inline bool channels_last(const Strided4 &t) { return t.c > 1 && t.sc == 1; }
-
+inline bool channels_last(const Strided4 &t) {
+  return t.c > 1 && t.sc == 1;
+}
 
 // The one description of a call's workspace: the parts' first-error slots, then one scratch
 // slice per part, laid out by layout(Arena&). With a null workspace it only counts the bytes
 // (phase 1); otherwise it runs body(part, begin, end, slice, error slot) over the parts.
 template <class Layout, class Body>
 inline int64_t run_parts(const MaxPoolParams &p, int64_t items, void *workspace, Layout layout,
-                  Body body, BadIndex *first_bad) {
+                         Body body, BadIndex *first_bad) {
   Arena count;
   count.take<FirstError>(p.threads);
   const int64_t per_part = layout_bytes(layout);
@@ -65,7 +67,6 @@ inline int64_t run_parts(const MaxPoolParams &p, int64_t items, void *workspace,
   }
   return count.used();
 }
-
 
 }  // namespace maxpool_detail
 }  // namespace poolgrad

@@ -10,27 +10,73 @@ namespace {
 enum Layout { kPlanes, kChannelsLast, kPlanesGather };
 
 const KernelRow<MaxPoolForwardKernel> kForward[] = {
-    {Device::kHost, kAnyDtype, kAnyDtype, kPlanes, Isa::kPortable, "forward-planes",
+    {Device::kHost,
+     kAnyDtype,
+     kAnyDtype,
+     kPlanes,
+     Isa::kPortable,
+     "forward-planes",
      {maxpool_forward_planes_workspace, maxpool_forward_planes}},
-    {Device::kHost, kAnyDtype, kAnyDtype, kPlanes, Isa::kAvx2, "forward-planes/avx2",
+    {Device::kHost,
+     kAnyDtype,
+     kAnyDtype,
+     kPlanes,
+     Isa::kAvx2,
+     "forward-planes/avx2",
      {maxpool_forward_planes_workspace, maxpool_forward_planes}},
-    {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kPortable, "forward-channels-last",
+    {Device::kHost,
+     kAnyDtype,
+     kAnyDtype,
+     kChannelsLast,
+     Isa::kPortable,
+     "forward-channels-last",
      {maxpool_forward_cl_workspace, maxpool_forward_cl}},
-    {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kAvx2, "forward-channels-last/avx2",
+    {Device::kHost,
+     kAnyDtype,
+     kAnyDtype,
+     kChannelsLast,
+     Isa::kAvx2,
+     "forward-channels-last/avx2",
      {maxpool_forward_cl_workspace, maxpool_forward_cl}},
 };
 
 const KernelRow<MaxPoolBackwardKernel> kBackward[] = {
-    {Device::kHost, kAnyDtype, kAnyDtype, kPlanes, Isa::kPortable, "backward-planes",
+    {Device::kHost,
+     kAnyDtype,
+     kAnyDtype,
+     kPlanes,
+     Isa::kPortable,
+     "backward-planes",
      {maxpool_backward_planes_workspace, maxpool_backward_planes}},
-    {Device::kHost, kAnyDtype, kAnyDtype, kPlanes, Isa::kAvx2, "backward-planes/avx2",
+    {Device::kHost,
+     kAnyDtype,
+     kAnyDtype,
+     kPlanes,
+     Isa::kAvx2,
+     "backward-planes/avx2",
      {maxpool_backward_planes_workspace, maxpool_backward_planes}},
-    // The gather is AVX2 code only (the portable per-pixel gather measured slower than the scatter).
-    {Device::kHost, kAnyDtype, ACL_INT32, kPlanesGather, Isa::kAvx2, "backward-planes-gather/avx2",
+    // The gather is AVX2 code only (the portable per-pixel gather measured slower than the
+    // scatter).
+    {Device::kHost,
+     kAnyDtype,
+     ACL_INT32,
+     kPlanesGather,
+     Isa::kAvx2,
+     "backward-planes-gather/avx2",
      {maxpool_backward_planes_workspace, maxpool_backward_gather}},
-    {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kPortable, "backward-channels-last",
+    {Device::kHost,
+     kAnyDtype,
+     kAnyDtype,
+     kChannelsLast,
+     Isa::kPortable,
+     "backward-channels-last",
      {maxpool_backward_cl_workspace, maxpool_backward_cl}},
-    {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kAvx2, "backward-channels-last/avx2",
+    {Device::kHost,
+     kAnyDtype,
+     kAnyDtype,
+     kChannelsLast,
+     Isa::kAvx2,
+     "backward-channels-last/avx2",
      {maxpool_backward_cl_workspace, maxpool_backward_cl}},
 };
 
@@ -43,18 +89,20 @@ const Row &must(const Row *r) {
 }  // namespace
 
 const KernelRow<MaxPoolForwardKernel> &maxpool_forward_kernel(const MaxPoolParams &p, Device device,
-                                                              const Strided4 &x, const Strided4 &out,
+                                                              const Strided4 &x,
+                                                              const Strided4 &out,
                                                               const Strided4 &idx) {
   const int layout = maxpool_channels_last(x, out, idx) ? kChannelsLast : kPlanes;
   return must(find_kernel(kForward, device, p.dtype, p.index_dtype, {layout}, best_isa()));
 }
 
-const KernelRow<MaxPoolBackwardKernel> &maxpool_backward_kernel(const MaxPoolParams &p, Device device,
-                                                                const Strided4 &gy,
+const KernelRow<MaxPoolBackwardKernel> &maxpool_backward_kernel(const MaxPoolParams &p,
+                                                                Device device, const Strided4 &gy,
                                                                 const Strided4 &idx,
                                                                 const Strided4 &gx) {
   if (maxpool_channels_last(gy, idx, gx))
-    return must(find_kernel(kBackward, device, p.dtype, p.index_dtype, {kChannelsLast}, best_isa()));
+    return must(
+        find_kernel(kBackward, device, p.dtype, p.index_dtype, {kChannelsLast}, best_isa()));
   if (maxpool_gather_applies(p, gy, idx))
     return must(find_kernel(kBackward, device, p.dtype, p.index_dtype, {kPlanesGather, kPlanes},
                             best_isa()));

@@ -27,18 +27,24 @@ typedef int32_t i8 __attribute__((vector_size(32)));
 // AVX2 wrapper and into a portable one (POOLGRAD_FOR_ISA below); the plan's ISA picks the wrapper.
 #define POOLGRAD_BODY __attribute__((always_inline)) inline
 #if defined(__x86_64__) || defined(__i386__)
-#define POOLGRAD_FOR_ISA(name, params, args)                                          \
-  __attribute__((target("avx2,f16c"))) void name##_avx2 params { name##_body args; } \
-  void name##_portable params { name##_body args; }                                  \
-  void name params {                                                                 \
-    if (p.isa == Isa::kAvx2)                                                         \
-      name##_avx2 args;                                                              \
-    else                                                                             \
-      name##_portable args;                                                          \
+#define POOLGRAD_FOR_ISA(name, params, args)                     \
+  __attribute__((target("avx2,f16c"))) void name##_avx2 params { \
+    name##_body args;                                            \
+  }                                                              \
+  void name##_portable params {                                  \
+    name##_body args;                                            \
+  }                                                              \
+  void name params {                                             \
+    if (p.isa == Isa::kAvx2)                                     \
+      name##_avx2 args;                                          \
+    else                                                         \
+      name##_portable args;                                      \
   }
 #else
 #define POOLGRAD_FOR_ISA(name, params, args) \
-  void name params { name##_body args; }
+  void name params {                         \
+    name##_body args;                        \
+  }
 #endif
 
 // One step of the window scan for 8 lanes: the first tap initialises, later taps replace the
@@ -95,8 +101,8 @@ void fwd_plane_layout(Arena &a, const MaxPoolParams &p, FwdPlaneScratch *s) {
 // Scalar window scan over the float plane (borders, and planes too large for 32-bit vector
 // indices).
 inline void scan_scalar(const float *plane, int64_t w, int64_t hs, int64_t m0, int64_t m1,
-                        int64_t dh, int64_t ws, int64_t q0, int64_t q1, int64_t dw,
-                        float *best_out, int64_t *idx_out) {
+                        int64_t dh, int64_t ws, int64_t q0, int64_t q1, int64_t dw, float *best_out,
+                        int64_t *idx_out) {
   float best = -std::numeric_limits<float>::infinity();
   int64_t bi = -1;
   if (m1 > m0 && q1 > q0) {
@@ -120,12 +126,12 @@ inline void scan_scalar(const float *plane, int64_t w, int64_t hs, int64_t m0, i
 }
 
 POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Strided4 &x,
-                                             const Strided4 &out, const Strided4 &idx, int64_t pb,
-                                             int64_t pe, Arena scratch) {
+                                            const Strided4 &out, const Strided4 &idx, int64_t pb,
+                                            int64_t pe, Arena scratch) {
   const PoolAttrs &a = p.a;
   const int64_t esz = dtype_size(p.dtype);
   const int64_t pw_len = (p.w + a.sw - 1) / a.sw;  // columns per phase
-  const int64_t hstride = p.h * pw_len;             // floats per phase
+  const int64_t hstride = p.h * pw_len;            // floats per phase
   FwdPlaneScratch s;
   fwd_plane_layout(scratch, p, &s);
   float *const planef = s.planef;
@@ -206,10 +212,11 @@ POOLGRAD_FOR_ISA(forward_plane_range,
                   const Strided4 &idx, int64_t pb, int64_t pe, Arena scratch),
                  (p, x, out, idx, pb, pe, scratch))
 
-// ---- forward, channels-last (channel stride 1 in x, out and indices) -------------------------------
-// Items are (n, oh) output rows. The window rows are read as float rows of W*C values (converted
-// once per item for 16-bit dtypes); each output position runs over the taps 8 channels at a time.
-// A window covers at most min(kH, H) input rows: the row tables are sized by that, not by kH.
+// ---- forward, channels-last (channel stride 1 in x, out and indices)
+// ------------------------------- Items are (n, oh) output rows. The window rows are read as float
+// rows of W*C values (converted once per item for 16-bit dtypes); each output position runs over
+// the taps 8 channels at a time. A window covers at most min(kH, H) input rows: the row tables are
+// sized by that, not by kH.
 struct FwdClScratch {
   float *rows = nullptr, *best = nullptr;
   int32_t *bidx32 = nullptr;
@@ -256,7 +263,8 @@ POOLGRAD_BODY void forward_cl_range_body(const MaxPoolParams &p, const Strided4 
         rowp[m - m0] = reinterpret_cast<const float *>(elem(x, 4, n, 0, ih, 0));
       } else {
         float *dst = s.rows + (m - m0) * p.w * C;
-        for (int64_t iw = 0; iw < p.w; ++iw) row_to_f32(p.isa, p.dtype, elem(x, esz, n, 0, ih, iw), 1, C, dst + iw * C);
+        for (int64_t iw = 0; iw < p.w; ++iw)
+          row_to_f32(p.isa, p.dtype, elem(x, esz, n, 0, ih, iw), 1, C, dst + iw * C);
         rowp[m - m0] = dst;
       }
     }
@@ -335,12 +343,14 @@ int64_t fwd_planes(const MaxPoolParams &p, const Strided4 &x, const Strided4 &ou
         FwdPlaneScratch s;
         fwd_plane_layout(a, p, &s);
       },
-      [&](int64_t b, int64_t e, Arena a, FirstError *) { forward_plane_range(p, x, out, idx, b, e, a); },
+      [&](int64_t b, int64_t e, Arena a, FirstError *) {
+        forward_plane_range(p, x, out, idx, b, e, a);
+      },
       nullptr);
 }
 
-int64_t fwd_cl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-               const Strided4 &idx, void *workspace) {
+int64_t fwd_cl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out, const Strided4 &idx,
+               void *workspace) {
   const bool direct = fwd_cl_direct(p, x);
   return run_parts(
       p, p.n * p.ho, workspace,
@@ -348,7 +358,9 @@ int64_t fwd_cl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
         FwdClScratch s;
         fwd_cl_layout(a, p, direct, &s);
       },
-      [&](int64_t b, int64_t e, Arena a, FirstError *) { forward_cl_range(p, x, out, idx, b, e, a); },
+      [&](int64_t b, int64_t e, Arena a, FirstError *) {
+        forward_cl_range(p, x, out, idx, b, e, a);
+      },
       nullptr);
 }
 
@@ -362,8 +374,8 @@ void maxpool_forward_planes(const MaxPoolParams &p, const Strided4 &x, const Str
                             const Strided4 &idx, void *workspace) {
   fwd_planes(p, x, out, idx, workspace);
 }
-int64_t maxpool_forward_cl_workspace(const MaxPoolParams &p, const Strided4 &x,
-                                     const Strided4 &out, const Strided4 &idx) {
+int64_t maxpool_forward_cl_workspace(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                                     const Strided4 &idx) {
   return fwd_cl(p, x, out, idx, nullptr);
 }
 void maxpool_forward_cl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,

@@ -18,9 +18,10 @@ struct MaxPoolParams {
   PoolAttrs a;
   aclDataType dtype = ACL_FLOAT;
   aclDataType index_dtype = ACL_INT64;
-  int threads = 1;      // fixed in phase 1: the workspace holds one scratch slice per thread
+  int threads = 1;  // fixed in phase 1: the workspace holds one scratch slice per thread
   bool serial = false;
-  Isa isa = Isa::kPortable;  // chosen in phase 1 by the dispatch table  // an output may alias itself: one thread, in plane order
+  Isa isa = Isa::kPortable;  // chosen in phase 1 by the dispatch table  // an output may alias
+                             // itself: one thread, in plane order
 };
 
 // First bad index found, in (n, c, oh, ow) order; plane < 0 when every index was valid.
@@ -35,8 +36,8 @@ int64_t maxpool_forward_planes_workspace(const MaxPoolParams &p, const Strided4 
                                          const Strided4 &out, const Strided4 &idx);
 void maxpool_forward_planes(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
                             const Strided4 &idx, void *workspace);
-int64_t maxpool_forward_cl_workspace(const MaxPoolParams &p, const Strided4 &x,
-                                     const Strided4 &out, const Strided4 &idx);
+int64_t maxpool_forward_cl_workspace(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                                     const Strided4 &idx);
 void maxpool_forward_cl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
                         const Strided4 &idx, void *workspace);
 

@@ -28,8 +28,8 @@ static aclnnStatus read_pair(const char *api, const char *name, const std::vecto
     return ACLNN_SUCCESS;
   }
   if (v.size() != 1 && v.size() != 2)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s must have length %s, but got length %zu (%s)",
-                api, name, allow_empty ? "0, 1 or 2" : "1 or 2", v.size(), dims_str(v).c_str());
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s must have length %s, but got length %zu (%s)", api,
+                name, allow_empty ? "0, 1 or 2" : "1 or 2", v.size(), dims_str(v).c_str());
   *h = v[0];
   *w = v.size() == 2 ? v[1] : v[0];
   return ACLNN_SUCCESS;
@@ -43,13 +43,15 @@ aclnnStatus parse_pool_attrs(const char *api, const std::vector<int64_t> &kernel
   if ((st = read_pair(api, "kernelSize", kernel, false, 0, 0, &a->kh, &a->kw))) return st;
   for (size_t i = 0; i < kernel.size(); ++i)
     if (kernel[i] <= 0 || kernel[i] > kMaxAttr)
-      return fail(ACLNN_ERR_PARAM_INVALID, "%s: kernelSize[%zu] must be in [1, %" PRId64 "], but got %" PRId64,
-                  api, i, kMaxAttr, kernel[i]);
+      return fail(ACLNN_ERR_PARAM_INVALID,
+                  "%s: kernelSize[%zu] must be in [1, %" PRId64 "], but got %" PRId64, api, i,
+                  kMaxAttr, kernel[i]);
   if ((st = read_pair(api, "stride", stride, true, a->kh, a->kw, &a->sh, &a->sw))) return st;
   for (size_t i = 0; i < stride.size(); ++i)
     if (stride[i] <= 0 || stride[i] > kMaxAttr)
-      return fail(ACLNN_ERR_PARAM_INVALID, "%s: stride[%zu] must be in [1, %" PRId64 "], but got %" PRId64,
-                  api, i, kMaxAttr, stride[i]);
+      return fail(ACLNN_ERR_PARAM_INVALID,
+                  "%s: stride[%zu] must be in [1, %" PRId64 "], but got %" PRId64, api, i, kMaxAttr,
+                  stride[i]);
   if ((st = read_pair(api, "padding", padding, false, 0, 0, &a->ph, &a->pw))) return st;
   const int64_t ks[2] = {a->kh, a->kw};
   for (size_t i = 0; i < padding.size(); ++i) {
@@ -70,8 +72,9 @@ aclnnStatus parse_pool_attrs(const char *api, const std::vector<int64_t> &kernel
   if ((st = read_pair(api, "dilation", dilation, false, 1, 1, &a->dh, &a->dw))) return st;
   for (size_t i = 0; i < dilation.size(); ++i)
     if (dilation[i] <= 0 || dilation[i] > kMaxAttr)
-      return fail(ACLNN_ERR_PARAM_INVALID, "%s: dilation[%zu] must be in [1, %" PRId64 "], but got %" PRId64,
-                  api, i, kMaxAttr, dilation[i]);
+      return fail(ACLNN_ERR_PARAM_INVALID,
+                  "%s: dilation[%zu] must be in [1, %" PRId64 "], but got %" PRId64, api, i,
+                  kMaxAttr, dilation[i]);
   a->ceil = ceil;
   return ACLNN_SUCCESS;
 }

@@ -4,10 +4,10 @@
 #include <cmath>
 
 #include "../core/core.h"
-#include "roipool_rules.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
 #include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
 #include "roipool_dispatch.h"
+#include "roipool_rules.h"
 
 using namespace poolgrad;
 
@@ -16,7 +16,9 @@ namespace {
 const char *const kFwd = "aclnnRoiPoolingWithArgMax";
 const char *const kBwd = "aclnnRoiPoolingGradWithArgMax";
 
-bool is_roi_dtype(aclDataType t) { return t == ACL_FLOAT || t == ACL_FLOAT16; }
+bool is_roi_dtype(aclDataType t) {
+  return t == ACL_FLOAT || t == ACL_FLOAT16;
+}
 
 Strided2 to2(const View &v) {
   Strided2 s;
@@ -29,15 +31,13 @@ Strided2 to2(const View &v) {
 aclnnStatus data_error(const char *api, const RoiDataError &e, int64_t hw, int64_t n) {
   if (e.kind == 1)
     return fail(ACLNN_ERR_PARAM_INVALID,
-                "%s: rois[%" PRId64 ",0]=%g is a batch index outside [0, N=%" PRId64 ")", api, e.roi,
-                e.value, n);
+                "%s: rois[%" PRId64 ",0]=%g is a batch index outside [0, N=%" PRId64 ")", api,
+                e.roi, e.value, n);
   return fail(ACLNN_ERR_PARAM_INVALID,
               "%s: argmax[%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "]=%" PRId64
               " must be -1 or in [0, H*W=%" PRId64 ")",
               api, e.roi, e.c, e.ph, e.pw, static_cast<int64_t>(e.value), hw);
 }
-
-
 
 }  // namespace
 
@@ -45,15 +45,16 @@ extern "C" {
 
 aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const aclTensor *rois,
                                                       int64_t pooled_h, int64_t pooled_w,
-                                                      float spatial_scale_h,
-                                                      float spatial_scale_w, aclTensor *y,
-                                                      aclTensor *argmax, uint64_t *workspaceSize,
+                                                      float spatial_scale_h, float spatial_scale_w,
+                                                      aclTensor *y, aclTensor *argmax,
+                                                      uint64_t *workspaceSize,
                                                       aclOpExecutor **executor) {
   const char *api = kFwd;
   if (aclnnStatus st = check_out_pointers(api, workspaceSize, executor)) return st;
   if (!roi_rules().available)
-    return fail(ACLNN_ERR_RUNTIME_ERROR, "%s: this operator is not available on %s (Ascend950 only)",
-                api, soc_name(current_soc()));
+    return fail(ACLNN_ERR_RUNTIME_ERROR,
+                "%s: this operator is not available on %s (Ascend950 only)", api,
+                soc_name(current_soc()));
   const Named all[] = {{"x", x}, {"rois", rois}, {"y", y}, {"argmax", argmax}};
   if (aclnnStatus st = check_not_null(api, all)) return st;
   if (aclnnStatus st = check_element_bound(api, {all[0], all[1], all[2], all[3]})) return st;
@@ -160,23 +161,27 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
   const char *api = kBwd;
   if (aclnnStatus st = check_out_pointers(api, workspaceSize, executor)) return st;
   if (!roi_rules().available)
-    return fail(ACLNN_ERR_RUNTIME_ERROR, "%s: this operator is not available on %s (Ascend950 only)",
-                api, soc_name(current_soc()));
-  const Named all[] = {
-      {"gradOutput", gradOutput}, {"gradInputRef", gradInputRef}, {"rois", rois}, {"argmax", argmax}};
+    return fail(ACLNN_ERR_RUNTIME_ERROR,
+                "%s: this operator is not available on %s (Ascend950 only)", api,
+                soc_name(current_soc()));
+  const Named all[] = {{"gradOutput", gradOutput},
+                       {"gradInputRef", gradInputRef},
+                       {"rois", rois},
+                       {"argmax", argmax}};
   if (aclnnStatus st = check_not_null(api, all)) return st;
   if (aclnnStatus st = check_element_bound(api, {all[0], all[1], all[2], all[3]})) return st;
   const aclDataType dt = gradOutput->view.dtype;
   if (!is_roi_dtype(dt))
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput dtype must be FLOAT or FLOAT16, but got %s",
-                api, dtype_name(dt));
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: gradOutput dtype must be FLOAT or FLOAT16, but got %s", api, dtype_name(dt));
   if (gradInputRef->view.dtype != dt)
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "%s: gradInputRef dtype must equal gradOutput dtype %s, but got %s", api,
                 dtype_name(dt), dtype_name(gradInputRef->view.dtype));
   if (rois->view.dtype != dt)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: rois dtype must equal gradOutput dtype %s, but got %s",
-                api, dtype_name(dt), dtype_name(rois->view.dtype));
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: rois dtype must equal gradOutput dtype %s, but got %s", api, dtype_name(dt),
+                dtype_name(rois->view.dtype));
   if (argmax->view.dtype != ACL_INT32)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: argmax dtype must be INT32, but got %s", api,
                 dtype_name(argmax->view.dtype));
@@ -186,9 +191,11 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
                   t.name, format_name(t.t->view.format));
   for (const Named &t : all)
     if (t.t->view.format != gradOutput->view.format)
-      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s format must equal gradOutput format %s, but got %s",
-                  api, t.name, format_name(gradOutput->view.format), format_name(t.t->view.format));
-  const Named four[] = {{"gradOutput", gradOutput}, {"argmax", argmax}, {"gradInputRef", gradInputRef}};
+      return fail(ACLNN_ERR_PARAM_INVALID,
+                  "%s: %s format must equal gradOutput format %s, but got %s", api, t.name,
+                  format_name(gradOutput->view.format), format_name(t.t->view.format));
+  const Named four[] = {
+      {"gradOutput", gradOutput}, {"argmax", argmax}, {"gradInputRef", gradInputRef}};
   for (const Named &t : four)
     if (t.t->view.rank() != 4)
       return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s must be 4-D, but got shape %s", api, t.name,
@@ -198,22 +205,25 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
                 dims_str(rois->view.dims).c_str());
   const auto &go = gradOutput->view.dims, &gi = gradInputRef->view.dims, &rd = rois->view.dims;
   if (rd[1] != 5)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: rois.shape[1] must be 5, but got %" PRId64, api, rd[1]);
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: rois.shape[1] must be 5, but got %" PRId64, api,
+                rd[1]);
   if (rd[0] != go[0])
     return fail(ACLNN_ERR_PARAM_INVALID,
-                "%s: rois.shape[0] must equal gradOutput.shape[0]=%" PRId64 ", but got %" PRId64, api,
-                go[0], rd[0]);
+                "%s: rois.shape[0] must equal gradOutput.shape[0]=%" PRId64 ", but got %" PRId64,
+                api, go[0], rd[0]);
   if (rd[0] > 1024 || gi[0] > 1024)
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "%s: rois.shape[0] and gradInputRef.shape[0] must be <= 1024, but got %" PRId64
                 " and %" PRId64,
                 api, rd[0], gi[0]);
   if (argmax->view.dims != go)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: argmax shape must equal gradOutput shape %s, but got %s",
-                api, dims_str(go).c_str(), dims_str(argmax->view.dims).c_str());
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: argmax shape must equal gradOutput shape %s, but got %s", api,
+                dims_str(go).c_str(), dims_str(argmax->view.dims).c_str());
   if (go[1] != gi[1])
     return fail(ACLNN_ERR_PARAM_INVALID,
-                "%s: gradOutput.shape[1] must equal gradInputRef.shape[1]=%" PRId64 ", but got %" PRId64,
+                "%s: gradOutput.shape[1] must equal gradInputRef.shape[1]=%" PRId64
+                ", but got %" PRId64,
                 api, gi[1], go[1]);
   if (go[2] != pooledH || go[3] != pooledW)
     return fail(ACLNN_ERR_PARAM_INVALID,
@@ -222,10 +232,13 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
                 api, pooledH, pooledW, go[2], go[3]);
   if (pooledH <= 0 || pooledW <= 0)
     return fail(ACLNN_ERR_PARAM_INVALID,
-                "%s: pooledH and pooledW must be > 0, but got pooledH=%" PRId64 ", pooledW=%" PRId64,
+                "%s: pooledH and pooledW must be > 0, but got pooledH=%" PRId64
+                ", pooledW=%" PRId64,
                 api, pooledH, pooledW);
-  aclnnStatus st = check_data(api, {{"gradOutput", gradOutput}, {"gradInputRef", gradInputRef},
-                                    {"rois", rois}, {"argmax", argmax}});
+  aclnnStatus st = check_data(api, {{"gradOutput", gradOutput},
+                                    {"gradInputRef", gradInputRef},
+                                    {"rois", rois},
+                                    {"argmax", argmax}});
   if (st) return st;
   st = check_storage(api, {{"gradOutput", gradOutput, Role::kRead},
                            {"gradInputRef", gradInputRef, Role::kWrite},

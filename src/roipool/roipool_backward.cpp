@@ -39,10 +39,22 @@ __attribute__((noinline)) bool scatter4(float *__restrict p0, float *__restrict 
   for (int64_t k = 0; k < bins; ++k) {
     const uint32_t i0 = static_cast<uint32_t>(a0[k]), i1 = static_cast<uint32_t>(a1[k]);
     const uint32_t i2 = static_cast<uint32_t>(a2[k]), i3 = static_cast<uint32_t>(a3[k]);
-    if (i0 < lim) p0[i0] += g0[k]; else bad |= a0[k] != -1;
-    if (i1 < lim) p1[i1] += g1[k]; else bad |= a1[k] != -1;
-    if (i2 < lim) p2[i2] += g2[k]; else bad |= a2[k] != -1;
-    if (i3 < lim) p3[i3] += g3[k]; else bad |= a3[k] != -1;
+    if (i0 < lim)
+      p0[i0] += g0[k];
+    else
+      bad |= a0[k] != -1;
+    if (i1 < lim)
+      p1[i1] += g1[k];
+    else
+      bad |= a1[k] != -1;
+    if (i2 < lim)
+      p2[i2] += g2[k];
+    else
+      bad |= a2[k] != -1;
+    if (i3 < lim)
+      p3[i3] += g3[k];
+    else
+      bad |= a3[k] != -1;
   }
   return !bad;
 }
@@ -178,8 +190,8 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order
             av[u] = reinterpret_cast<const int32_t *>(elem(am, 4, r, c + u, 0, 0));
             pl[u] = acc + (c + u - c0) * ps;
           }
-          const bool all_ok = scatter4(pl[0], pl[1], pl[2], pl[3], gv[0], gv[1], gv[2], gv[3], av[0],
-                                       av[1], av[2], av[3], bins, hw);
+          const bool all_ok = scatter4(pl[0], pl[1], pl[2], pl[3], gv[0], gv[1], gv[2], gv[3],
+                                       av[0], av[1], av[2], av[3], bins, hw);
           if (!all_ok)  // rare: find and report the first bad argmax of these channels
             for (int u = 0; u < 4; ++u) note_first_bad(av[u], 1, bins, hw, pos0(r, c + u), err);
         }
@@ -212,7 +224,6 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order
   if (nt) stream_fence();
 }
 
-
 // The backward's workspace: the ROI table, the buckets, the cost split and the parts' first
 // errors (shared), then one accumulator slice per part.
 struct BwdWork {
@@ -241,9 +252,9 @@ void bwd_work_layout(Arena &a, const RoiParams &p, BwdWork *w) {
   w->bound = a.take<int64_t>(w->parts + 1);
   w->errs = a.take<FirstError>(w->parts);
   w->slices = a.take_slices(static_cast<int>(w->parts), layout_bytes([&](Arena &s) {
-    float *acc, *g;
-    bwd_layout(s, p, cb, &acc, &g);
-  }));
+                              float *acc, *g;
+                              bwd_layout(s, p, cb, &acc, &g);
+                            }));
 }
 
 }  // namespace
@@ -258,7 +269,6 @@ int64_t roi_backward_workspace(const RoiParams &p, const Strided4 &, const Strid
   bwd_work_layout(a, p, &w);
   return a.used();
 }
-
 
 RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
                               const Strided4 &argmax, const Strided4 &grad_in, void *workspace) {
@@ -308,7 +318,8 @@ void zero_fill(const Strided4 &t, aclDataType dtype) {
   for (int64_t n = 0; n < t.n; ++n)
     for (int64_t c = 0; c < t.c; ++c)
       for (int64_t h = 0; h < t.h; ++h)
-        for (int64_t w = 0; w < t.w; ++w) std::memset(elem(t, es, n, c, h, w), 0, static_cast<size_t>(es));
+        for (int64_t w = 0; w < t.w; ++w)
+          std::memset(elem(t, es, n, c, h, w), 0, static_cast<size_t>(es));
 }
 
 }  // namespace poolgrad

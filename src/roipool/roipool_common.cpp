@@ -30,9 +30,8 @@ RoiDataError read_rois(const RoiParams &p, const Strided2 &rois, RoiTable *t) {
 void geometry_layout(Arena &a, const RoiParams &p, RoiGeom **geo, int64_t **edges) {
   *geo = a.take<RoiGeom>(p.r);
   int64_t per_roi;
-  *edges = a.take<int64_t>(checked_mul(2, p.ph + p.pw, &per_roi) && checked_mul(per_roi, p.r, &per_roi)
-                               ? per_roi
-                               : -1);
+  *edges = a.take<int64_t>(
+      checked_mul(2, p.ph + p.pw, &per_roi) && checked_mul(per_roi, p.r, &per_roi) ? per_roi : -1);
 }
 
 void geometry(const RoiParams &p, const RoiTable &t, int64_t r, int64_t *edges, RoiGeom *out) {

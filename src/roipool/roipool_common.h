@@ -41,7 +41,7 @@ struct RoiGeom {
 // reads only these, so a caller that changes rois during phase 2 (a data race on its side) can
 // change the numbers but never send poolgrad outside its own memory.
 struct RoiTable {
-  float *v = nullptr;       // v[r * 5 + j] = rois[r, j]
+  float *v = nullptr;        // v[r * 5 + j] = rois[r, j]
   int64_t *batch = nullptr;  // trunc(v[r * 5]), checked to lie in [0, n)
 };
 

@@ -123,16 +123,16 @@ void blocks_layout(Arena &a, const RoiParams &p, BlockScratch *s) {
 }
 
 #ifdef POOLGRAD_X86
-// ---- forward, sixteen channels at a time (AVX2) ----------------------------------------------------
-// Items are (batch, block of 16 channels, run of that batch's ROIs). An item copies its channels'
-// planes once into a pixel-major scratch ([h][w][16] floats), so that every bin scans its window
-// with two vector compares per pixel, one lane per channel, and no data-dependent branch. Each
-// lane keeps the first strictly larger value in (h, w) order, as the scalar scan does: the same
-// values and argmax.
+// ---- forward, sixteen channels at a time (AVX2)
+// ---------------------------------------------------- Items are (batch, block of 16 channels, run
+// of that batch's ROIs). An item copies its channels' planes once into a pixel-major scratch
+// ([h][w][16] floats), so that every bin scans its window with two vector compares per pixel, one
+// lane per channel, and no data-dependent branch. Each lane keeps the first strictly larger value
+// in (h, w) order, as the scalar scan does: the same values and argmax.
 
 // dst[j * ds + i] = src[i * ss + j] for an 8 x 8 block of 32-bit values.
 __attribute__((target("avx2"))) inline void transpose8x8(const float *src, int64_t ss, float *dst,
-                                                        int64_t ds) {
+                                                         int64_t ds) {
   __m256 r[8], t[8];
   for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ss);
   for (int i = 0; i < 8; i += 2) {
@@ -194,7 +194,8 @@ __attribute__((target("avx2"))) void forward_roi_avx2(const RoiParams &p, const 
           __m256i pix = _mm256_set1_epi32(static_cast<int>(hh * p.w + g.ws[j]));
           for (int64_t ww = g.ws[j]; ww < g.we[j]; ++ww, px += kFwdLanes) {
             const __m256 v0 = _mm256_loadu_ps(px), v1 = _mm256_loadu_ps(px + 8);
-            const __m256 m0 = _mm256_cmp_ps(v0, b0, _CMP_GT_OQ), m1 = _mm256_cmp_ps(v1, b1, _CMP_GT_OQ);
+            const __m256 m0 = _mm256_cmp_ps(v0, b0, _CMP_GT_OQ),
+                         m1 = _mm256_cmp_ps(v1, b1, _CMP_GT_OQ);
             // maxps(v, b) is v > b ? v : b: NaN and ties keep b, as the compare does.
             b0 = _mm256_max_ps(v0, b0);
             b1 = _mm256_max_ps(v1, b1);
@@ -213,7 +214,8 @@ __attribute__((target("avx2"))) void forward_roi_avx2(const RoiParams &p, const 
 }
 
 // yt[l * bins + t] = yb[t * 16 + l] for lanes l < cn: the [bins][16] results as 16 runs of bins.
-__attribute__((target("avx2"))) void lanes_to_runs(const float *yb, int64_t bins, int64_t cn, float *yt) {
+__attribute__((target("avx2"))) void lanes_to_runs(const float *yb, int64_t bins, int64_t cn,
+                                                   float *yt) {
   int64_t t = 0;
   if (cn == kFwdLanes)
     for (; t + 8 <= bins; t += 8)
@@ -273,8 +275,8 @@ __attribute__((target("avx2"))) void forward_blocks(const RoiParams &p, const St
       if (dense) {
         row_from_f32(p.isa, p.dtype, yt, elem(y, esz, r, c0, 0, 0), 1, cn * bins, nt);
         // argmax bits pass through float32 loads and stores unchanged (no arithmetic).
-        row_from_f32(p.isa, ACL_FLOAT, reinterpret_cast<const float *>(at), elem(am, 4, r, c0, 0, 0), 1,
-                     cn * bins, nt);
+        row_from_f32(p.isa, ACL_FLOAT, reinterpret_cast<const float *>(at),
+                     elem(am, 4, r, c0, 0, 0), 1, cn * bins, nt);
         continue;
       }
       for (int64_t l = 0; l < cn; ++l)
@@ -310,22 +312,23 @@ void fwd_layout(Arena &a, const RoiParams &p, const Strided4 &x, bool blocks, Fw
     const int64_t nblk = (p.c + kFwdLanes - 1) / kFwdLanes;
     w->pairs = p.n * nblk;
     // Enough items for every thread: a pair's ROIs are cut into runs when pairs are few.
-    w->chunks = std::max<int64_t>(1, (4 * static_cast<int64_t>(p.threads) + w->pairs - 1) / w->pairs);
+    w->chunks =
+        std::max<int64_t>(1, (4 * static_cast<int64_t>(p.threads) + w->pairs - 1) / w->pairs);
     w->parts = std::min<int64_t>(p.threads, w->pairs * w->chunks);
     w->roi_cost = a.take<int64_t>(p.r);
     w->cost_end = a.take<int64_t>(w->pairs * w->chunks);
     w->bound = a.take<int64_t>(w->parts + 1);
     w->slices = a.take_slices(static_cast<int>(w->parts), layout_bytes([&](Arena &s) {
-      BlockScratch b;
-      blocks_layout(s, p, &b);
-    }));
+                                BlockScratch b;
+                                blocks_layout(s, p, &b);
+                              }));
   } else {
     w->parts = parts_for(p.c * p.r, p.threads);
     const bool direct = items_direct(p, x);
     w->slices = a.take_slices(static_cast<int>(w->parts), layout_bytes([&](Arena &s) {
-      ItemScratch it;
-      items_layout(s, p, direct, &it);
-    }));
+                                ItemScratch it;
+                                items_layout(s, p, direct, &it);
+                              }));
   }
 }
 
@@ -337,14 +340,15 @@ int64_t fwd_workspace(const RoiParams &p, const Strided4 &x, bool blocks) {
 }
 
 // The forward, with the sixteen-channel blocks (AVX2) or channel-major.
-RoiDataError forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
-                     const Strided4 &y, const Strided4 &argmax, void *workspace, bool blocks) {
+RoiDataError forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois, const Strided4 &y,
+                     const Strided4 &argmax, void *workspace, bool blocks) {
   Arena a(workspace, fwd_workspace(p, x, blocks));
   FwdWork w;
   fwd_layout(a, p, x, blocks, &w);
   const RoiDataError e = read_rois(p, rois, &w.rois);
   if (e.kind) return e;
-  for (int64_t r = 0; r < p.r; ++r) geometry(p, w.rois, r, w.edges + r * 2 * (p.ph + p.pw), &w.geo[r]);
+  for (int64_t r = 0; r < p.r; ++r)
+    geometry(p, w.rois, r, w.edges + r * 2 * (p.ph + p.pw), &w.geo[r]);
   const RoiGeom *const geo = w.geo;
 #ifdef POOLGRAD_X86
   if (blocks) {
@@ -358,7 +362,8 @@ RoiDataError forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois
       if (!g.empty)
         for (int64_t i = 0; i < p.ph; ++i)
           for (int64_t j = 0; j < p.pw; ++j)
-            cost += std::max<int64_t>(0, g.he[i] - g.hs[i]) * std::max<int64_t>(0, g.we[j] - g.ws[j]);
+            cost +=
+                std::max<int64_t>(0, g.he[i] - g.hs[i]) * std::max<int64_t>(0, g.we[j] - g.ws[j]);
       w.roi_cost[r] = cost;
     }
     // Cost of an item: its ROIs' window pixels and bins, plus the copy of the planes for the first

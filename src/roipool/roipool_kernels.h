@@ -16,9 +16,10 @@ struct RoiParams {
   int64_t r = 0, ph = 0, pw = 0;       // rois and pooled grid
   float scale_h = 1.0f, scale_w = 1.0f;
   aclDataType dtype = ACL_FLOAT;
-  int threads = 1;      // fixed in phase 1: the workspace holds one scratch slice per thread
+  int threads = 1;  // fixed in phase 1: the workspace holds one scratch slice per thread
   bool serial = false;
-  Isa isa = Isa::kPortable;  // chosen in phase 1 by the dispatch table  // an output may alias itself: one thread, in a fixed order
+  Isa isa = Isa::kPortable;  // chosen in phase 1 by the dispatch table  // an output may alias
+                             // itself: one thread, in a fixed order
 };
 
 struct Strided2 {
@@ -52,7 +53,8 @@ bool roi_forward_blocks_apply(const RoiParams &p);
 // Backward: overwrites grad_in with the scatter-sum; returns the first bad argmax. Flat runs of
 // bins (gradOutput and argmax grids contiguous) take the eight-bin AVX2 runs when p.isa is kAvx2,
 // the four-channel loop otherwise; other views the strided loop.
-int64_t roi_backward_workspace(const RoiParams &p, const Strided4 &grad_out, const Strided4 &argmax);
+int64_t roi_backward_workspace(const RoiParams &p, const Strided4 &grad_out,
+                               const Strided4 &argmax);
 RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
                               const Strided4 &argmax, const Strided4 &grad_in, void *workspace);
 bool roi_backward_flat(const RoiParams &p, const Strided4 &grad_out, const Strided4 &argmax);
