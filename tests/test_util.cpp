@@ -129,6 +129,8 @@ int64_t HostTensor::get_int(int64_t i) const {
     std::memcpy(&v, p, 8);
     return v;
   }
+  if (dt_ == ACL_INT8 || dt_ == ACL_UINT8 || dt_ == ACL_BOOL)
+    return dt_ == ACL_INT8 ? static_cast<int8_t>(*p) : *p;
   int32_t v;
   std::memcpy(&v, p, 4);
   return v;
@@ -138,6 +140,8 @@ void HostTensor::set_int(int64_t i, int64_t v) {
   uint8_t *p = buf_.data() + kGuardBytes + storage_index(i) * elem_size(dt_);
   if (dt_ == ACL_INT64) {
     std::memcpy(p, &v, 8);
+  } else if (dt_ == ACL_INT8 || dt_ == ACL_UINT8 || dt_ == ACL_BOOL) {
+    *p = static_cast<uint8_t>(v);
   } else {
     int32_t w = static_cast<int32_t>(v);
     std::memcpy(p, &w, 4);

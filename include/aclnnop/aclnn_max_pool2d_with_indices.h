@@ -1,4 +1,4 @@
-/* poolgrad: aclnnMaxPool2dWithIndices, CANN's signature. */
+/* poolgrad: aclnnMaxPool2dWithIndices and aclnnMaxPool2dWithMask, CANN's signatures. */
 #ifndef POOLGRAD_ACLNNOP_MAX_POOL2D_WITH_INDICES_H_
 #define POOLGRAD_ACLNNOP_MAX_POOL2D_WITH_INDICES_H_
 
@@ -18,6 +18,17 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
 ACL_FUNC_VISIBILITY aclnnStatus aclnnMaxPool2dWithIndices(void *workspace, uint64_t workspaceSize,
                                                           aclOpExecutor *executor,
                                                           aclrtStream stream);
+
+/** Phase 1 of the Mask form (Ascend910B / Ascend910_93): indices is an INT8 buffer of shape
+ * [N, C, kH*kW, (ceil(Hout*Wout/16) + 1) * 32] that receives the int32 flat indices. */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(
+    const aclTensor *self, const aclIntArray *kernelSize, const aclIntArray *stride,
+    const aclIntArray *padding, const aclIntArray *dilation, bool ceilMode, aclTensor *out,
+    aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/** Phase 2 of the Mask form. */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnMaxPool2dWithMask(void *workspace, uint64_t workspaceSize,
+                                                       aclOpExecutor *executor, aclrtStream stream);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,19 @@ ACL_FUNC_VISIBILITY aclnnStatus aclnnMaxPool2dWithIndicesBackward(void *workspac
                                                                   aclOpExecutor *executor,
                                                                   aclrtStream stream);
 
+/** Phase 1 of the Mask form's backward: indices is the INT8 buffer aclnnMaxPool2dWithMask wrote. */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
+    const aclTensor *gradOutput, const aclTensor *self, const aclTensor *indices,
+    const aclIntArray *kernelSize, const aclIntArray *stride, const aclIntArray *padding,
+    const aclIntArray *dilation, bool ceilMode, aclTensor *gradInput, uint64_t *workspaceSize,
+    aclOpExecutor **executor);
+
+/** Phase 2 of the Mask form's backward. */
+ACL_FUNC_VISIBILITY aclnnStatus aclnnMaxPool2dWithMaskBackward(void *workspace,
+                                                               uint64_t workspaceSize,
+                                                               aclOpExecutor *executor,
+                                                               aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,8 +25,9 @@ using namespace maxpool_detail;
 // ---- backward
 // ---------------------------------------------------------------------------------------
 // gradOutput and indices planes that are dense row-major: one run of ho*wo values a plane.
+// (Unit windows read no indices: they take the per-row loop.)
 bool whole_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx) {
-  return gy.plane_dense() && idx.plane_dense() && gy.sh == p.wo && idx.sh == p.wo;
+  return !p.unit_window && gy.plane_dense() && idx.plane_dense() && gy.sh == p.wo && idx.sh == p.wo;
 }
 
 // ---- backward, write-only gather for 2x2 windows at stride 2 ----------------------------------
@@ -174,6 +175,12 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
       std::memset(acc, 0, static_cast<size_t>(hw) * 4);
       for (int64_t oh = 0; oh < p.ho; ++oh) {
         row_to_f32(p.isa, p.dtype, elem(gy, esz, n, c, oh, 0), gy.sw, p.wo, grow);
+        if (p.unit_window) {
+          // 1x1 windows (padding 0): output (oh, ow) has one input element, (oh*sH, ow*sW).
+          float *row = acc + oh * p.a.sh * p.w;
+          for (int64_t ow = 0; ow < p.wo; ++ow) row[ow * p.a.sw] += grow[ow];
+          continue;
+        }
         const char *ix = elem(idx, isz, n, c, oh, 0);
         const int64_t pos0 = (pl * p.ho + oh) * p.wo;
         if (p.index_dtype == ACL_INT32)

@@ -100,6 +100,8 @@ const KernelRow<MaxPoolBackwardKernel> &maxpool_backward_kernel(const MaxPoolPar
                                                                 Device device, const Strided4 &gy,
                                                                 const Strided4 &idx,
                                                                 const Strided4 &gx) {
+  if (p.unit_window)  // no stored indices: the per-row plane loop computes them
+    return must(find_kernel(kBackward, device, p.dtype, p.index_dtype, {kPlanes}, best_isa()));
   if (maxpool_channels_last(gy, idx, gx))
     return must(
         find_kernel(kBackward, device, p.dtype, p.index_dtype, {kChannelsLast}, best_isa()));

@@ -20,8 +20,9 @@ struct MaxPoolParams {
   aclDataType index_dtype = ACL_INT64;
   int threads = 1;  // fixed in phase 1: the workspace holds one scratch slice per thread
   bool serial = false;
-  Isa isa = Isa::kPortable;  // chosen in phase 1 by the dispatch table  // an output may alias
-                             // itself: one thread, in plane order
+  Isa isa = Isa::kPortable;  // chosen in phase 1 by the dispatch table
+  bool unit_window = false;  // backward: 1x1 windows whose indices are not stored (the Mask API) //
+                             // an output may alias itself: one thread, in plane order
 };
 
 // First bad index found, in (n, c, oh, ow) order; plane < 0 when every index was valid.

@@ -12,11 +12,14 @@ struct MaxPoolRules {
   const char *data_text;           // e.g. "FLOAT only"
   std::vector<aclDataType> index;  // indices dtypes
   const char *index_text;
-  bool any_dilation;  // false: exactly 1 on both axes
-  bool nhwc;          // NHWC format accepted
+  bool any_dilation;      // false: exactly 1 on both axes
+  bool nhwc;              // NHWC format accepted
+  bool available = true;  // false: the API is refused on this profile (the Mask pair on 950)
 };
 
 // The rules of the current profile for the forward or the backward.
 const MaxPoolRules &maxpool_rules(bool backward);
+// aclnnMaxPool2dWithMask and its backward (the same rules for both).
+const MaxPoolRules &maxpool_mask_rules();
 
 }  // namespace poolgrad

@@ -1,0 +1,8 @@
+/* poolgrad: the aggregate header of the cv operator repository's APIs that poolgrad provides. */
+#ifndef POOLGRAD_ACLNNOP_OPS_CV_H_
+#define POOLGRAD_ACLNNOP_OPS_CV_H_
+
+#include "aclnn_roi_pooling_grad_with_arg_max.h"
+#include "aclnn_roi_pooling_with_arg_max.h"
+
+#endif

@@ -1,0 +1,8 @@
+/* poolgrad: the aggregate header of the nn operator repository's APIs that poolgrad provides. */
+#ifndef POOLGRAD_ACLNNOP_OPS_NN_H_
+#define POOLGRAD_ACLNNOP_OPS_NN_H_
+
+#include "aclnn_max_pool2d_with_indices.h"
+#include "aclnn_max_pool2d_with_indices_backward.h"
+
+#endif

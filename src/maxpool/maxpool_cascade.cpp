@@ -1,0 +1,198 @@
+#include "maxpool_cascade.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "maxpool_dispatch.h"
+
+namespace poolgrad {
+
+bool is_pool_dtype(aclDataType t) {
+  return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16;
+}
+
+aclnnStatus check_formats(const char *api, std::initializer_list<Named> same_format,
+                          std::initializer_list<Named> all) {
+  for (const Named &x : all)
+    if (is_private_format(x.t->view.format))
+      return fail(ACLNN_ERR_PARAM_INVALID,
+                  "%s: %s format must be a public format (ND, NCHW, NHWC, HWCN, NDHWC, NCDHW, NC, "
+                  "NCL), but got %s",
+                  api, x.name, format_name(x.t->view.format));
+  const Named &first = *same_format.begin();
+  for (const Named &x : same_format)
+    if (x.t->view.format != first.t->view.format)
+      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s format must equal %s format %s, but got %s", api,
+                  x.name, first.name, format_name(first.t->view.format),
+                  format_name(x.t->view.format));
+  for (const Named &x : all)
+    if (x.t->view.rank() != 3 && x.t->view.rank() != 4)
+      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s must be 3-D or 4-D, but got %d-D shape %s", api,
+                  x.name, x.t->view.rank(), dims_str(x.t->view.dims).c_str());
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus check_same_shape(const char *api, const char *name, const aclTensor *t,
+                             const std::vector<int64_t> &want, const char *what) {
+  if (t->view.dims != want)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s shape must be %s (%s), but got %s", api, name,
+                dims_str(want).c_str(), what, dims_str(t->view.dims).c_str());
+  return ACLNN_SUCCESS;
+}
+
+MaxPoolParams Geometry::params(aclDataType dt, aclDataType idt) const {
+  MaxPoolParams p;
+  p.n = n;
+  p.c = c;
+  p.h = h;
+  p.w = w;
+  p.ho = ho;
+  p.wo = wo;
+  p.a = a;
+  p.dtype = dt;
+  p.index_dtype = idt;
+  return p;
+}
+
+aclnnStatus geometry(const char *api, const aclTensor *self, const aclIntArray *kernel,
+                     const aclIntArray *stride, const aclIntArray *padding,
+                     const aclIntArray *dilation, bool ceil, Geometry *g) {
+  aclnnStatus st = parse_pool_attrs(api, kernel->values, stride->values, padding->values,
+                                    dilation->values, ceil, &g->a);
+  if (st) return st;
+  g->nhwc = self->view.format == ACL_FORMAT_NHWC;
+  Strided4 s = to_nchw(self->view, g->nhwc);
+  g->n = s.n;
+  g->c = s.c;
+  g->h = s.h;
+  g->w = s.w;
+  if (g->c <= 0 || g->h <= 0 || g->w <= 0)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: self C, H and W must be > 0, but got C=%" PRId64 ", H=%" PRId64 ", W=%" PRId64
+                " (shape %s)",
+                api, g->c, g->h, g->w, dims_str(self->view.dims).c_str());
+  g->ho = pool_out_size(g->h, g->a.kh, g->a.sh, g->a.ph, g->a.dh, ceil);
+  g->wo = pool_out_size(g->w, g->a.kw, g->a.sw, g->a.pw, g->a.dw, ceil);
+  if (g->ho <= 0 || g->wo <= 0)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: output size must be > 0, but got Hout=%" PRId64 ", Wout=%" PRId64
+                " for H=%" PRId64 ", W=%" PRId64 ", kernelSize=[%" PRId64 ",%" PRId64
+                "], stride=[%" PRId64 ",%" PRId64 "], padding=[%" PRId64 ",%" PRId64
+                "], dilation=[%" PRId64 ",%" PRId64 "], ceilMode=%d",
+                api, g->ho, g->wo, g->h, g->w, g->a.kh, g->a.kw, g->a.sh, g->a.sw, g->a.ph, g->a.pw,
+                g->a.dh, g->a.dw, ceil ? 1 : 0);
+  g->out_dims = self->view.dims;
+  g->rank = self->view.rank();
+  const int r = self->view.rank(), off = r == 4 ? 1 : 0;
+  g->out_dims[g->nhwc ? off : off + 1] = g->ho;
+  g->out_dims[g->nhwc ? off + 1 : off + 2] = g->wo;
+  return ACLNN_SUCCESS;
+}
+
+// ---- the product profile's rules (spec/products.md) ----
+aclnnStatus check_profile_dtypes(const char *api, const char *name, aclDataType dt,
+                                 const MaxPoolRules &rules) {
+  if (!allowed(rules.data, dt))
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %s is not supported on %s (%s)", api, name,
+                dtype_name(dt), soc_name(current_soc()), rules.data_text);
+  return ACLNN_SUCCESS;
+}
+aclnnStatus check_profile_index(const char *api, aclDataType dt, const MaxPoolRules &rules) {
+  if (!allowed(rules.index, dt))
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype %s is not supported on %s (%s)", api,
+                dtype_name(dt), soc_name(current_soc()), rules.index_text);
+  return ACLNN_SUCCESS;
+}
+aclnnStatus check_profile_format(const char *api, aclFormat f, const MaxPoolRules &rules) {
+  if (!rules.nhwc && f == ACL_FORMAT_NHWC)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: format NHWC is not supported on %s", api,
+                soc_name(current_soc()));
+  return ACLNN_SUCCESS;
+}
+aclnnStatus check_profile_dilation(const char *api, const PoolAttrs &a, const MaxPoolRules &rules) {
+  if (!rules.any_dilation && (a.dh != 1 || a.dw != 1))
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: dilation must be 1 on both axes on %s, but got [%" PRId64 ",%" PRId64 "]", api,
+                soc_name(current_soc()), a.dh, a.dw);
+  return ACLNN_SUCCESS;
+}
+
+std::string attrs_trace(const PoolAttrs &a) {
+  return format(
+      "kernelSize=[%" PRId64 ",%" PRId64 "] stride=[%" PRId64 ",%" PRId64 "] padding=[%" PRId64
+      ",%" PRId64 "] dilation=[%" PRId64 ",%" PRId64 "] ceil=%d profile=%s",
+      a.kh, a.kw, a.sh, a.sw, a.ph, a.pw, a.dh, a.dw, a.ceil ? 1 : 0, soc_name(current_soc()));
+}
+
+Plan forward_plan(const Geometry &g, const aclTensor *self, const aclTensor *out,
+                  const Strided4 &ix, aclDataType idt, bool ix_overlaps,
+                  std::function<void()> after, bool ix_in_workspace) {
+  Plan plan;
+  if (g.n == 0) return plan;
+  MaxPoolParams p = g.params(self->view.dtype, idt);
+  const Strided4 x = to_nchw(self->view, g.nhwc), o = to_nchw(out->view, g.nhwc);
+  p.serial = !view_is_non_overlapping(out->view) || ix_overlaps;
+  p.threads = p.serial ? 1 : num_threads();
+  const auto &row = maxpool_forward_kernel(p, self->view.device, x, o, ix);
+  p.isa = row.isa;
+  plan.threads = p.threads;
+  plan.kernel = std::string(row.name) + (p.serial ? "(serial)" : "");
+  const int64_t kernel_ws = row.kernel.workspace(p, x, o, ix);
+  // The indices scratch first (64-byte aligned size), then the kernel's own workspace.
+  int64_t ix_bytes = 0;
+  if (ix_in_workspace && !checked_mul(g.n * g.c * g.ho * g.wo, dtype_size(idt), &ix_bytes))
+    ix_bytes = -1;
+  ix_bytes = ix_bytes < 0 ? -1 : (ix_bytes + 63) / 64 * 64;
+  plan.workspace = kernel_ws < 0 || ix_bytes < 0 ? -1 : kernel_ws + ix_bytes;
+  const auto run = row.kernel.run;
+  plan.run = [p, x, o, ix, run, after, ix_bytes, ix_in_workspace](void *workspace) {
+    Strided4 ixr = ix;
+    if (ix_in_workspace) ixr.base = static_cast<char *>(workspace);
+    run(p, x, o, ixr, static_cast<char *>(workspace) + ix_bytes);
+    if (after) after();
+    return ACLNN_SUCCESS;
+  };
+  return plan;
+}
+
+Plan backward_plan(const Geometry &g, const aclTensor *grad_out, const Strided4 &ix,
+                   aclDataType idt, const aclTensor *grad_in, const char *api, bool unit_window) {
+  Plan plan;
+  if (g.n == 0) return plan;
+  MaxPoolParams p = g.params(grad_out->view.dtype, idt);
+  p.unit_window = unit_window;
+  const Strided4 gy = to_nchw(grad_out->view, g.nhwc), gx = to_nchw(grad_in->view, g.nhwc);
+  // A gradInput view whose elements share storage is written on one thread, in plane order,
+  // so that the result does not depend on the thread count.
+  p.serial = !view_is_non_overlapping(grad_in->view);
+  p.threads = p.serial ? 1 : num_threads();
+  const auto &row = maxpool_backward_kernel(p, grad_out->view.device, gy, ix, gx);
+  p.isa = row.isa;
+  plan.threads = p.threads;
+  plan.kernel = std::string(row.name) + (p.serial ? "(serial)" : "");
+  plan.workspace = row.kernel.workspace(p, gy, ix, gx);
+  const bool nhwc = g.nhwc;
+  const int rank = g.rank;
+  const auto run = row.kernel.run;
+  plan.run = [p, gy, ix, gx, nhwc, rank, run, api](void *workspace) {
+    const BadIndex bad = run(p, gy, ix, gx, workspace);
+    if (bad.plane >= 0) {
+      const int64_t n = bad.plane / p.c, c = bad.plane % p.c;
+      char pos[96];
+      const int at = rank == 4 ? std::snprintf(pos, sizeof pos, "%" PRId64 ",", n) : 0;
+      if (nhwc)
+        std::snprintf(pos + at, sizeof pos - at, "%" PRId64 ",%" PRId64 ",%" PRId64, bad.oh, bad.ow,
+                      c);
+      else
+        std::snprintf(pos + at, sizeof pos - at, "%" PRId64 ",%" PRId64 ",%" PRId64, c, bad.oh,
+                      bad.ow);
+      return fail(ACLNN_ERR_PARAM_INVALID,
+                  "%s: indices[%s]=%" PRId64 " must be -1 or in [0, H*W=%" PRId64 ")", api, pos,
+                  bad.value, p.h * p.w);
+    }
+    return ACLNN_SUCCESS;
+  };
+  return plan;
+}
+
+}  // namespace poolgrad

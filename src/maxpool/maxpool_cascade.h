@@ -1,0 +1,60 @@
+// The validation steps and plan builders the max-pool APIs share (the Indices pair and the Mask
+// pair): dtype and format checks, the geometry of a call (attributes, sizes, output shape), the
+// product profile's rules, and the plans of the forward and backward kernels for an indices view.
+#pragma once
+
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "../core/core.h"
+#include "maxpool_kernels.h"
+#include "maxpool_rules.h"
+#include "maxpool_shape.h"
+
+namespace poolgrad {
+
+bool is_pool_dtype(aclDataType t);
+
+// Public formats only; `same_format` must share the first one's format; ranks 3 or 4.
+aclnnStatus check_formats(const char *api, std::initializer_list<Named> same_format,
+                          std::initializer_list<Named> all);
+aclnnStatus check_same_shape(const char *api, const char *name, const aclTensor *t,
+                             const std::vector<int64_t> &want, const char *what);
+
+// self's (N, C, H, W), the attributes, the output shape in self's layout.
+struct Geometry {
+  bool nhwc = false;
+  int rank = 4;
+  int64_t n = 1, c = 0, h = 0, w = 0, ho = 0, wo = 0;
+  PoolAttrs a;
+  std::vector<int64_t> out_dims;
+  MaxPoolParams params(aclDataType dt, aclDataType idt) const;
+};
+aclnnStatus geometry(const char *api, const aclTensor *self, const aclIntArray *kernel,
+                     const aclIntArray *stride, const aclIntArray *padding,
+                     const aclIntArray *dilation, bool ceil, Geometry *g);
+
+// The product profile's rules (spec/products.md), each 161002 naming the profile.
+aclnnStatus check_profile_dtypes(const char *api, const char *name, aclDataType dt,
+                                 const MaxPoolRules &rules);
+aclnnStatus check_profile_index(const char *api, aclDataType dt, const MaxPoolRules &rules);
+aclnnStatus check_profile_format(const char *api, aclFormat f, const MaxPoolRules &rules);
+aclnnStatus check_profile_dilation(const char *api, const PoolAttrs &a, const MaxPoolRules &rules);
+
+std::string attrs_trace(const PoolAttrs &a);
+
+// The forward's plan writing `ix` (indices of dtype idt; the Mask API passes its int32 view).
+// ix_in_workspace: ix is a dense scratch at the start of the workspace (its base is set at run
+// time; the Mask API's 1x1 windows, whose buffer has no room for indices). after: run after the
+// kernel (the Mask API writes the rest of its buffer).
+Plan forward_plan(const Geometry &g, const aclTensor *self, const aclTensor *out,
+                  const Strided4 &ix, aclDataType idt, bool ix_overlaps,
+                  std::function<void()> after = nullptr, bool ix_in_workspace = false);
+// The backward's plan reading `ix`; a bad index is 161002 from `api` naming its output position.
+// unit_window: 1x1 windows, whose single input element is fixed by the geometry (ix unread).
+Plan backward_plan(const Geometry &g, const aclTensor *grad_out, const Strided4 &ix,
+                   aclDataType idt, const aclTensor *grad_in, const char *api, bool unit_window);
+
+}  // namespace poolgrad
