@@ -8,8 +8,11 @@ rm -rf "$work"
 cmake --install "$build" --prefix "$work/Ascend/ascend-toolkit/latest" >/dev/null
 prefix="$work/Ascend/ascend-toolkit/latest"
 for f in set_env.sh lib64/libascendcl.so lib64/libnnopbase.so lib64/libopapi.so lib64/libopapi_nn.so \
-         lib64/libopapi_cv.so "$(uname -m)-linux/lib64/libascendcl.so" runtime/include/acl/acl.h \
-         include/aclnnop/aclnn_roi_pooling_grad_with_arg_max.h lib/pkgconfig/poolgrad.pc; do
+         lib64/libopapi_cv.so lib64/libopapi_math.so lib64/libaclnn_ops_infer.so \
+         lib64/libaclnn_ops_train.so lib64/libaclnn_math.so lib64/libpoolgrad.so.0 \
+         "$(uname -m)-linux/lib64/libascendcl.so" runtime/include/acl/acl.h \
+         include/aclnnop/aclnn_roi_pooling_grad_with_arg_max.h include/aclnnop/aclnn_ops_nn.h \
+         include/aclnnop/aclnn_ops_cv.h lib/pkgconfig/poolgrad.pc; do
   [ -e "$prefix/$f" ] || { echo "missing from the install: $f"; exit 1; }
 done
 (
@@ -33,5 +36,16 @@ done
     "$work/pc"
     echo "pkg-config: poolgrad $(pkg-config --modversion poolgrad) links and runs"
   fi
+  out=$(POOLGRAD_SOC=Ascend910B "$work/sample/test_aclnn_max_pool2d_with_mask")
+  echo "$out" | grep -q "mask index\[5\] is: 23" || { echo "$out"; exit 1; }
+  "$work/sample/test_aclnn_oldnames" | grep -q "result\[0\] is: 0.475700"
   echo "CANN-style sample project: built against set_env.sh and ran with the expected results"
+)
+# Without set_env.sh: a binary linked against lib64 with only an rpath finds the library.
+(
+  unset LD_LIBRARY_PATH
+  c++ -std=c++17 -I"$prefix/include" -I"$src/examples" "$src/examples/max_pool2d_with_indices_backward.cpp" \
+    -o "$work/rpath_only" -L"$prefix/lib64" -Wl,-rpath,"$prefix/lib64" -lascendcl -lopapi_math
+  "$work/rpath_only" | grep -q "result\[6\] is: 0.172600" || { echo "rpath-only binary failed"; exit 1; }
+  echo "rpath-only binary: starts and runs without set_env.sh"
 )
