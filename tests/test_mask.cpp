@@ -274,4 +274,22 @@ TEST(Mask, ValidationRules) {
                     ACLNN_ERR_PARAM_NULLPTR, kMaskBwd, "indices");
 }
 
+TEST(MaskCompat, ForwardIgnoresTheIndicesFormat) {
+  // CANN's forward checks the formats of self and out only; indices in a private format is fine.
+  HostTensor x({1, 2, 4, 4}, ACL_FLOAT), out({1, 2, 2, 2}, ACL_FLOAT),
+      idx({1, 2, 2, 2}, ACL_INT64, ACL_FORMAT_FRACTAL_Z);
+  for (int64_t i = 0; i < x.numel(); ++i) x.set(i, static_cast<float>(i % 7));
+  IntArray k({2}), s({2}), p({0}), d({1});
+  EXPECT_EQ(run(
+                [&](uint64_t *w, aclOpExecutor **e) {
+                  return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false,
+                                                                   out.t(), idx.t(), w, e);
+                },
+                aclnnMaxPool2dWithIndices),
+            ACLNN_SUCCESS)
+      << last_msg();
+  EXPECT_EQ(idx.get_int(0), 5);
+  // The backward keeps its check (the spec's rule 4 lists indices' format there).
+}
+
 }  // namespace

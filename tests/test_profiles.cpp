@@ -111,6 +111,9 @@ TEST_P(A2A3, MaxPoolBackwardRules) {
                       "is not supported on " + soc + " (FLOAT only)");
   EXPECT_STATUS_MSG(b.call(ACL_FLOAT, ACL_INT64, ACL_FORMAT_NCHW, {1}), ACLNN_ERR_PARAM_INVALID,
                     kBwd, "indices dtype INT64 is not supported on " + soc + " (INT32 only)");
+  // INT8 (CANN's mask layout) is aclnnMaxPool2dWithMaskBackward's (docs/compatibility.md).
+  EXPECT_STATUS_MSG(b.call(ACL_FLOAT, ACL_INT8, ACL_FORMAT_NCHW, {1}), ACLNN_ERR_PARAM_INVALID,
+                    kBwd, "indices dtype must be INT32 or INT64, but got INT8");
   EXPECT_STATUS_MSG(b.call(ACL_FLOAT, ACL_INT32, ACL_FORMAT_NCHW, {3}), ACLNN_ERR_PARAM_INVALID,
                     kBwd, "dilation must be 1 on both axes on " + soc);
   EXPECT_STATUS_MSG(b.call(ACL_FLOAT, ACL_INT32, ACL_FORMAT_NHWC, {1}), ACLNN_ERR_PARAM_INVALID,
