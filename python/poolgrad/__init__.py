@@ -11,6 +11,7 @@ from . import _ext
 
 __all__ = [
     "PoolgradError", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
+    "max_pool2d_with_mask", "max_pool2d_with_mask_backward", "set_product",
     "roi_pool_with_argmax", "roi_pool_with_argmax_backward", "set_num_threads",
     "get_num_threads", "__version__",
 ]
@@ -37,6 +38,13 @@ def set_num_threads(n: int) -> None:
 
 def get_num_threads() -> int:
     return _ext.get_num_threads()
+
+
+def set_product(name: str) -> None:
+    """The product profile phase 1 behaves as: "Ascend950" (the default), "Ascend910B" or
+    "Ascend910_93" (what POOLGRAD_SOC selects for C programs at aclInit). The Mask pair needs
+    Ascend910B or Ascend910_93."""
+    _call(_ext.set_product, str(name))
 
 
 # ---- arrays --------------------------------------------------------------------------------------
@@ -66,7 +74,7 @@ def _empty_like_lib(ref, shape, dtype_name: str, channels_last: bool = False):
     if _is_torch(ref):
         import torch
         dt = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
-              "int32": torch.int32, "int64": torch.int64}[dtype_name]
+              "int32": torch.int32, "int64": torch.int64, "int8": torch.int8}[dtype_name]
         if channels_last and len(shape) == 4:
             return torch.empty(shape, dtype=dt, memory_format=torch.channels_last)
         return torch.empty(shape, dtype=dt)
@@ -151,6 +159,44 @@ def max_pool2d_with_indices_backward(grad_output, x, indices, kernel_size, strid
     gx = _empty_like_lib(grad_output, list(x.shape), dt if dt in ("float32", "float16", "bfloat16") else "float32",
                          _is_channels_last(x))
     _call(_ext.max_pool2d_bwd, grad_output, x, indices, gx, k, s, p, d, bool(ceil_mode))
+    return gx
+
+
+def _mask_shape(x, k, s, p, d, ceil_mode):
+    """CANN's mask shape: [N, C, kH*kW, (ceil(Hout*Wout/16) + 1) * 32] (rank 3: without N)."""
+    shape = _pool_out_shape(x, k, s, p, d, ceil_mode)
+    if len(shape) not in (3, 4) or not k:
+        return shape
+    kh, kw = (k[0], k[-1]) if len(k) in (1, 2) else (1, 1)
+    row = ((shape[-2] * shape[-1] + 15) // 16 + 1) * 32
+    return shape[:-2] + [kh * kw, row]
+
+
+def max_pool2d_with_mask(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """aclnnMaxPool2dWithMask (Ascend910B / Ascend910_93 profiles, see set_product): (out, mask),
+    the mask an int8 array of CANN's shape holding the int32 flat indices (docs/mask.md)."""
+    x = _check_array(x, "x")
+    k, s = _pair(kernel_size, "kernel_size"), _pair(stride, "stride", allow_none=True)
+    p, d = _pair(padding, "padding"), _pair(dilation, "dilation")
+    dt = _dtype_name(x)
+    out = _empty_like_lib(x, _pool_out_shape(x, k, s, p, d, bool(ceil_mode)),
+                          dt if dt in ("float32", "float16", "bfloat16") else "float32")
+    mask = _empty_like_lib(x, _mask_shape(x, k, s, p, d, bool(ceil_mode)), "int8")
+    _call(_ext.mask_fwd, x, out, mask, k, s, p, d, bool(ceil_mode))
+    return out, mask
+
+
+def max_pool2d_with_mask_backward(grad_output, x, mask, kernel_size, stride=None, padding=0,
+                                  dilation=1, ceil_mode=False):
+    """aclnnMaxPool2dWithMaskBackward: grad_output scattered to the mask's indices."""
+    grad_output = _check_array(grad_output, "grad_output")
+    x = _check_array(x, "x")
+    mask = _check_array(mask, "mask")
+    k, s = _pair(kernel_size, "kernel_size"), _pair(stride, "stride", allow_none=True)
+    p, d = _pair(padding, "padding"), _pair(dilation, "dilation")
+    dt = _dtype_name(x)
+    gx = _empty_like_lib(grad_output, list(x.shape), dt if dt in ("float32", "float16", "bfloat16") else "float32")
+    _call(_ext.mask_bwd, grad_output, x, mask, gx, k, s, p, d, bool(ceil_mode))
     return gx
 
 

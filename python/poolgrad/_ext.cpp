@@ -8,6 +8,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -222,6 +223,39 @@ Phase1 max_pool2d_bwd_p1(const Array &gy, const Array &x, const Array &idx, cons
   return phase1_result(st, ws, ex, aclnnMaxPool2dWithIndicesBackward);
 }
 
+Phase1 mask_fwd_p1(const Array &x, const Array &out, const Array &mask, std::vector<int64_t> k,
+                   std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
+  Tensor tx(x, ACL_FORMAT_NCHW, "x"), to(out, ACL_FORMAT_NCHW, "out"), tm(mask, ACL_FORMAT_NCHW, "mask");
+  POOLGRAD_TENSORS_OK(&tx, &to, &tm);
+  Ints kk(k), ss(s), pp(p), dd(d);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  aclnnStatus st;
+  {
+    nb::gil_scoped_release release;
+    st = aclnnMaxPool2dWithMaskGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t, tm.t, &ws, &ex);
+  }
+  return phase1_result(st, ws, ex, aclnnMaxPool2dWithMask);
+}
+
+Phase1 mask_bwd_p1(const Array &gy, const Array &x, const Array &mask, const Array &gx,
+                   std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
+                   std::vector<int64_t> d, bool ceil) {
+  Tensor tg(gy, ACL_FORMAT_NCHW, "grad_output"), tx(x, ACL_FORMAT_NCHW, "x"),
+      tm(mask, ACL_FORMAT_NCHW, "mask"), tgx(gx, ACL_FORMAT_NCHW, "grad_input");
+  POOLGRAD_TENSORS_OK(&tg, &tx, &tm, &tgx);
+  Ints kk(k), ss(s), pp(p), dd(d);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  aclnnStatus st;
+  {
+    nb::gil_scoped_release release;
+    st = aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(tg.t, tx.t, tm.t, kk.a, ss.a, pp.a, dd.a, ceil, tgx.t,
+                                                        &ws, &ex);
+  }
+  return phase1_result(st, ws, ex, aclnnMaxPool2dWithMaskBackward);
+}
+
 Phase1 roi_fwd_p1(const Array &x, const Array &rois, const Array &y, const Array &argmax,
                   int64_t ph, int64_t pw, float sh, float sw) {
   Tensor tx(x, ACL_FORMAT_ND, "x"), tr(rois, ACL_FORMAT_ND, "rois"), ty(y, ACL_FORMAT_ND, "y"),
@@ -275,6 +309,26 @@ NB_MODULE(_ext, m) {
                       int64_t ph, int64_t pw, double scale) {
     return finish(roi_bwd_p1(gy, gx, rois, argmax, ph, pw, scale));
   });
+  m.def("mask_fwd", [](const Array &x, const Array &out, const Array &mask, std::vector<int64_t> k,
+                       std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
+                       bool ceil) { return finish(mask_fwd_p1(x, out, mask, k, s, p, d, ceil)); });
+  m.def("mask_bwd", [](const Array &gy, const Array &x, const Array &mask, const Array &gx,
+                       std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
+                       std::vector<int64_t> d, bool ceil) {
+    return finish(mask_bwd_p1(gy, x, mask, gx, k, s, p, d, ceil));
+  });
+  // The product profile phase 1 behaves as (what POOLGRAD_SOC selects at aclInit).
+  m.def("set_product", [](const std::string &soc) -> Result {
+    const char *old = std::getenv("POOLGRAD_SOC");
+    const std::string keep = old ? old : "";
+    setenv("POOLGRAD_SOC", soc.c_str(), 1);
+    const aclError st = aclInit(nullptr);
+    const std::string msg = st == ACL_SUCCESS ? std::string() : take_msg();
+    if (st == ACL_SUCCESS) aclFinalize();
+    if (old) setenv("POOLGRAD_SOC", keep.c_str(), 1);
+    else unsetenv("POOLGRAD_SOC");
+    return {st, msg};
+  });
   // The same calls prepared once (phase 1, a repeatable executor) and run as often as asked.
   nb::class_<Prepared>(m, "Prepared")
       .def("run", &Prepared::run)
@@ -291,6 +345,16 @@ NB_MODULE(_ext, m) {
          std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
         return new Prepared(max_pool2d_bwd_p1(gy, x, idx, gx, k, s, p, d, ceil), {gy, x, idx, gx});
       });
+  m.def("prepare_mask_fwd", [](const Array &x, const Array &out, const Array &mask, std::vector<int64_t> k,
+                               std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
+                               bool ceil) {
+    return new Prepared(mask_fwd_p1(x, out, mask, k, s, p, d, ceil), {x, out, mask});
+  });
+  m.def("prepare_mask_bwd", [](const Array &gy, const Array &x, const Array &mask, const Array &gx,
+                               std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
+                               std::vector<int64_t> d, bool ceil) {
+    return new Prepared(mask_bwd_p1(gy, x, mask, gx, k, s, p, d, ceil), {gy, x, mask, gx});
+  });
   m.def("prepare_roi_fwd", [](const Array &x, const Array &rois, const Array &y,
                               const Array &argmax, int64_t ph, int64_t pw, float sh, float sw) {
     return new Prepared(roi_fwd_p1(x, rois, y, argmax, ph, pw, sh, sw), {x, rois, y, argmax});

@@ -100,6 +100,19 @@ def golden(args) -> int:
         idx, _ = load(args.indices)
         outs = {"grad_input": poolgrad.max_pool2d_with_indices_backward(
             gy, x, idx, args.kernel, args.stride, args.padding, args.dilation, args.ceil)}
+    elif args.op == "max-pool2d-mask":
+        x, _ = load(args.input)
+        poolgrad.set_product(args.product)
+        out, mask = poolgrad.max_pool2d_with_mask(x, args.kernel, args.stride, args.padding,
+                                                  args.dilation, args.ceil)
+        outs = {"out": out, "mask": mask}
+    elif args.op == "max-pool2d-mask-backward":
+        gy, _ = load(args.grad_output)
+        x, _ = load(args.input)
+        mask, _ = load(args.mask)
+        poolgrad.set_product(args.product)
+        outs = {"grad_input": poolgrad.max_pool2d_with_mask_backward(
+            gy, x, mask, args.kernel, args.stride, args.padding, args.dilation, args.ceil)}
     elif args.op == "roi-pool":
         x, _ = load(args.input)
         rois, _ = load(args.rois)
@@ -172,15 +185,20 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     g = sub.add_parser("golden", help="run an operator and write its outputs",
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
-    g.add_argument("op", choices=["max-pool2d", "max-pool2d-backward", "roi-pool", "roi-pool-backward"],
+    g.add_argument("op", choices=["max-pool2d", "max-pool2d-backward", "max-pool2d-mask",
+                                  "max-pool2d-mask-backward", "roi-pool", "roi-pool-backward"],
                    help="max-pool2d: aclnnMaxPool2dWithIndices; max-pool2d-backward: "
-                        "aclnnMaxPool2dWithIndicesBackward; roi-pool: aclnnRoiPoolingWithArgMax; "
-                        "roi-pool-backward: aclnnRoiPoolingGradWithArgMax")
+                        "aclnnMaxPool2dWithIndicesBackward; max-pool2d-mask(-backward): "
+                        "aclnnMaxPool2dWithMask(Backward) (A2/A3 products, int8 mask); roi-pool: "
+                        "aclnnRoiPoolingWithArgMax; roi-pool-backward: aclnnRoiPoolingGradWithArgMax")
     g.add_argument("--input", help="x (.npy, or PATH:DTYPE:SHAPE for .bin); for max-pool2d-backward the "
                                    "forward input (only its shape and dtype are used)")
     g.add_argument("--grad-output", help="the gradient of the forward output (backward ops)")
     g.add_argument("--indices", help="max-pool2d-backward: the forward's indices (int32 or int64)")
     g.add_argument("--rois", help="roi ops: (R, 5) rows (batch_index, x1, y1, x2, y2)")
+    g.add_argument("--mask", help="max-pool2d-mask-backward: the forward's int8 mask")
+    g.add_argument("--product", default="Ascend910B", choices=["Ascend910B", "Ascend910_93"],
+                   help="the Mask ops: the product profile (default Ascend910B)")
     g.add_argument("--argmax", help="roi-pool-backward: the forward's argmax (int32)")
     g.add_argument("--kernel", type=_ints, default=None, help="max pool: kernel size, k or kh,kw")
     g.add_argument("--stride", type=_ints, default=None, help="max pool: stride (default: the kernel)")
@@ -211,6 +229,8 @@ def parser() -> argparse.ArgumentParser:
 REQUIRED = {
     "max-pool2d": ["input", "kernel"],
     "max-pool2d-backward": ["grad_output", "input", "indices", "kernel"],
+    "max-pool2d-mask": ["input", "kernel"],
+    "max-pool2d-mask-backward": ["grad_output", "input", "mask", "kernel"],
     "roi-pool": ["input", "rois", "output_size"],
     "roi-pool-backward": ["grad_output", "rois", "argmax", "input_shape"],
 }
