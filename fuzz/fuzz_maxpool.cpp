@@ -1,8 +1,44 @@
-// libFuzzer target: aclnnMaxPool2dWithIndices (FUZZ_BACKWARD=0) or ...Backward (1), phase 1 and 2.
+// libFuzzer target: aclnnMaxPool2dWithIndices (FUZZ_BACKWARD=0) or ...Backward (1), phase 1 and 2;
+// with FUZZ_MASK=1 the Mask pair (aclnnMaxPool2dWithMask[Backward]) under the Ascend910B profile,
+// with an INT8 mask of CANN's shape (sometimes another) holding int32 indices.
+#include <cstdlib>
+
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "fuzz_common.h"
 #include "poolgrad/poolgrad.h"
+
+#ifndef FUZZ_MASK
+#define FUZZ_MASK 0
+#endif
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  if (FUZZ_MASK) {
+    setenv("POOLGRAD_SOC", "Ascend910B", 1);
+    aclInit(nullptr);
+  }
+  return 0;
+}
+
+// The mask's shape for the call: [N, C, kH*kW, (ceil(Hout*Wout/16) + 1) * 32].
+static std::vector<int64_t> mask_shape(std::vector<int64_t> out_shape, int64_t kk) {
+  if (out_shape.size() < 2) return out_shape;
+  const int64_t ho = out_shape[out_shape.size() - 2], wo = out_shape.back();
+  int64_t hw;
+  if (__builtin_mul_overflow(ho, wo, &hw) || hw > (int64_t(1) << 50)) hw = int64_t(1) << 50;
+  out_shape[out_shape.size() - 2] = kk;
+  out_shape.back() = ((std::max<int64_t>(hw, 0) + 15) / 16 + 1) * 32;
+  return out_shape;
+}
+
+// Writes int32 index values into the first bytes of a dense INT8 mask.
+static void fill_mask(fz::Reader &r, fz::Tensor &m, int64_t outputs, int64_t hw) {
+  if (!m.t || m.broadcast || m.dt != ACL_INT8) return;
+  for (int64_t i = 0; i < outputs && (i + 1) * 4 + m.offset <= static_cast<int64_t>(m.bytes); ++i) {
+    const int32_t v = static_cast<int32_t>(fz::index_value(r, hw));
+    std::memcpy(m.buf.get() + m.offset + i * 4, &v, 4);
+  }
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz::Reader r{data, size};
@@ -46,7 +82,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
               *pa = aclCreateIntArray(p.data(), p.size()),
               *da = aclCreateIntArray(d.data(), d.size());
   const int64_t hw = huge ? INT64_MAX : h * w;
-  if (FUZZ_BACKWARD) {
+  int64_t kk;  // kH*kW for the mask's shape (saturated: attributes may be huge)
+  if (__builtin_mul_overflow(pair(k, 0, 1), pair(k, 1, 1), &kk)) kk = INT64_MAX;
+  if (FUZZ_MASK && FUZZ_BACKWARD) {
+    auto gy = fz::make(r, shape(ho, wo), r.pick(8) ? dt : fz::float_dtype(r), fmt);
+    auto mask = fz::make(r, r.pick(8) ? mask_shape(shape(ho, wo), kk) : shape(ho, wo),
+                         r.pick(10) ? ACL_INT8 : idt, fmt);
+    auto gx = fz::make(r, shape(h, w), dt, fmt);
+    if (gy->t) for (int64_t i = 0; i < gy->fill_n(); ++i) gy->set_float(i, r.f32());
+    fill_mask(r, *mask, huge ? 0 : ho * wo * std::max<int64_t>(n, 1) * c, hw);
+    fz::run(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(gy->t, x->t, mask->t, ka, sa, pa, da, ceil,
+                                                                gx->t, ws, ex);
+        },
+        [&](void *wsp, uint64_t ws, aclOpExecutor *ex) { return aclnnMaxPool2dWithMaskBackward(wsp, ws, ex, nullptr); });
+  } else if (FUZZ_MASK) {
+    if (x->t) for (int64_t i = 0; i < x->fill_n(); ++i) x->set_float(i, r.f32());
+    auto out = fz::make(r, shape(ho, wo), r.pick(8) ? dt : fz::float_dtype(r), fmt);
+    auto mask = fz::make(r, r.pick(8) ? mask_shape(shape(ho, wo), kk) : shape(ho, wo),
+                         r.pick(10) ? ACL_INT8 : idt, fmt);
+    fz::run(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnMaxPool2dWithMaskGetWorkspaceSize(x->t, ka, sa, pa, da, ceil, out->t, mask->t, ws, ex);
+        },
+        [&](void *wsp, uint64_t ws, aclOpExecutor *ex) { return aclnnMaxPool2dWithMask(wsp, ws, ex, nullptr); });
+  } else if (FUZZ_BACKWARD) {
     auto gy = fz::make(r, shape(ho, wo), r.pick(8) ? dt : fz::float_dtype(r), fmt);
     auto idx = fz::make(r, shape(ho, wo), idt, r.pick(8) ? fmt : fz::format(r));
     auto gx = fz::make(r, shape(h, w), dt, fmt);
