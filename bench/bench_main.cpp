@@ -118,6 +118,7 @@ struct MaxRow {
   bool ceil;
   aclDataType dt;
   bool nhwc, rank3;
+  bool mask;  // the Mask pair (Ascend910B profile), its INT8 mask instead of indices
 };
 struct RoiRow {
   std::string id;
@@ -176,7 +177,8 @@ bool load_workloads(const char *path, std::vector<MaxRow> *maxrows, std::vector<
     if (kind == "maxpool")
       maxrows->push_back({id, get("mb", 1), get("ic", 0), get("ih", 0), get("iw", 0), get("kh", 1),
                           get("sh", 1), get("ph", 0), get("dh", 1), sp.flags.count("ceil") > 0, dt,
-                          sp.flags.count("nhwc") > 0, sp.v.count("mb") == 0});
+                          sp.flags.count("nhwc") > 0, sp.v.count("mb") == 0,
+                          sp.flags.count("mask") > 0});
     else if (kind == "roi")
       roirows->push_back({id, get("mb", 1), get("ic", 0), get("ih", 0), get("iw", 0), get("r", 0),
                           get("p", 1), static_cast<float>(sp.v["s"]), dt});
@@ -198,9 +200,21 @@ void maxpool(benchmark::State &state, const MaxRow &r, bool backward, aclDataTyp
   std::mt19937 rng(0);
   const int64_t ho = out_size(r.h, r.k, r.s, r.p, r.d, r.ceil),
                 wo = out_size(r.w, r.k, r.s, r.p, r.d, r.ceil);
+  // The Mask pair: the Ascend910B profile for this benchmark, the mask of CANN's shape.
+  struct MaskProfile {
+    bool on;
+    explicit MaskProfile(bool m) : on(m) {
+      if (on) setenv("POOLGRAD_SOC", "Ascend910B", 1), aclInit(nullptr), aclFinalize();
+    }
+    ~MaskProfile() {
+      if (on) unsetenv("POOLGRAD_SOC"), aclInit(nullptr), aclFinalize();
+    }
+  } profile(r.mask);
+  std::vector<int64_t> idx_dims = shape(r, ho, wo);
+  if (r.mask) idx_dims = shape(r, r.k * r.k, ((ho * wo + 15) / 16 + 1) * 32);
   T x(shape(r, r.h, r.w), r.dt, ACL_FORMAT_NCHW, r.nhwc),
       out(shape(r, ho, wo), r.dt, ACL_FORMAT_NCHW, r.nhwc),
-      idx(shape(r, ho, wo), idt, ACL_FORMAT_NCHW, r.nhwc),
+      idx(idx_dims, r.mask ? ACL_INT8 : idt, ACL_FORMAT_NCHW, r.nhwc && !r.mask),
       gy(shape(r, ho, wo), r.dt, ACL_FORMAT_NCHW, r.nhwc),
       gx(shape(r, r.h, r.w), r.dt, ACL_FORMAT_NCHW, r.nhwc);
   x.fill_random(rng);
@@ -208,18 +222,20 @@ void maxpool(benchmark::State &state, const MaxRow &r, bool backward, aclDataTyp
   IA k({r.k}), s({r.s}), p({r.p}), d({r.d});
   uint64_t ws;
   aclOpExecutor *ex;
-  aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t, k.a, s.a, p.a, d.a, r.ceil, out.t, idx.t, &ws,
-                                            &ex);
-  aclnnMaxPool2dWithIndices(workspace(ws), ws, ex, nullptr);
+  auto fwd1 =
+      r.mask ? aclnnMaxPool2dWithMaskGetWorkspaceSize : aclnnMaxPool2dWithIndicesGetWorkspaceSize;
+  auto fwd2 = r.mask ? aclnnMaxPool2dWithMask : aclnnMaxPool2dWithIndices;
+  auto bwd1 = r.mask ? aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize
+                     : aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize;
+  auto bwd2 = r.mask ? aclnnMaxPool2dWithMaskBackward : aclnnMaxPool2dWithIndicesBackward;
+  fwd1(x.t, k.a, s.a, p.a, d.a, r.ceil, out.t, idx.t, &ws, &ex);
+  fwd2(workspace(ws), ws, ex, nullptr);
   auto phase1 = [&](aclOpExecutor **e) {
-    return backward ? aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
-                          gy.t, x.t, idx.t, k.a, s.a, p.a, d.a, r.ceil, gx.t, &ws, e)
-                    : aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t, k.a, s.a, p.a, d.a, r.ceil,
-                                                                out.t, idx.t, &ws, e);
+    return backward ? bwd1(gy.t, x.t, idx.t, k.a, s.a, p.a, d.a, r.ceil, gx.t, &ws, e)
+                    : fwd1(x.t, k.a, s.a, p.a, d.a, r.ceil, out.t, idx.t, &ws, e);
   };
   auto phase2 = [&](aclOpExecutor *e) {
-    return backward ? aclnnMaxPool2dWithIndicesBackward(workspace(ws), ws, e, nullptr)
-                    : aclnnMaxPool2dWithIndices(workspace(ws), ws, e, nullptr);
+    return backward ? bwd2(workspace(ws), ws, e, nullptr) : fwd2(workspace(ws), ws, e, nullptr);
   };
   if (!time_phases(state, phase1, phase2, with_phase1)) return;
   const size_t bytes = backward ? gy.buf->bytes + idx.buf->bytes + gx.buf->bytes
@@ -287,7 +303,8 @@ int main(int argc, char **argv) {
   }
   for (const MaxRow &r : kMax) {
     for (aclDataType idt : {ACL_INT32, ACL_INT64}) {
-      const std::string it = idt == ACL_INT32 ? "int32" : "int64";
+      if (r.mask && idt == ACL_INT64) continue;  // one mask layout
+      const std::string it = r.mask ? "mask" : idt == ACL_INT32 ? "int32" : "int64";
       for (bool p1 : {false, true}) {
         const std::string ph = p1 ? "phase1+2" : "phase2";
         benchmark::RegisterBenchmark(
@@ -298,7 +315,7 @@ int main(int argc, char **argv) {
       }
     }
     benchmark::RegisterBenchmark(
-        ("maxpool_forward/" + r.id + "/int64/phase2").c_str(),
+        ("maxpool_forward/" + r.id + (r.mask ? "/mask" : "/int64") + "/phase2").c_str(),
         [r](benchmark::State &s) { maxpool(s, r, false, ACL_INT64, false); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();

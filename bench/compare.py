@@ -67,7 +67,9 @@ def ok(res):
 
 
 def run_maxpool(row, threads, reps, results, bw):
-    wid, shape, k, s, p, ceil, d, dtname, cl = row
+    wid, shape, k, s, p, ceil, d, dtname, cl, mask = row
+    if mask:
+        return run_mask(row, threads, reps, results, bw)
     g = torch.Generator().manual_seed(0)
     rank3 = shape[0] is None
     full = (1,) + shape[1:] if rank3 else shape
@@ -112,6 +114,43 @@ def run_maxpool(row, threads, reps, results, bw):
                         kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, ratio=peer_f / ms,
                         gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
                         max_abs_diff=0.0 if same else float("nan")))
+
+
+def run_mask(row, threads, reps, results, bw):
+    """The Mask pair under the Ascend910B profile against PyTorch's max_pool2d_with_indices and its
+    backward (what the Ascend plugin stands in for)."""
+    wid, shape, k, s, p, ceil, d, dtname, cl, _ = row
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(shape, generator=g).to(tdtype(dtname))
+    K, S, P, D = [k, k], [s, s], [p, p], [d, d]
+    out, idx = torch.ops.aten.max_pool2d_with_indices(x, K, S, P, D, ceil)
+    gy = torch.randn(out.shape, generator=g).to(x.dtype)
+    ho, wo = out.shape[-2:]
+    mask = torch.empty(list(shape[:2]) + [k * k, ((ho * wo + 15) // 16 + 1) * 32], dtype=torch.int8)
+    o2 = torch.empty_like(out)
+    ok(_ext.set_product("Ascend910B"))
+    try:
+        prep = _ext.prepare_mask_fwd(x, o2, mask, K, S, P, D, ceil)
+        peer_f, ms = paired(lambda: torch.ops.aten.max_pool2d_with_indices(x, K, S, P, D, ceil),
+                            lambda: ok(prep.run()), reps)
+        b = nbytes(x, o2, mask)
+        results.append(dict(op="maxpool_forward", id=wid, threads=threads, dtype=dtname, index="mask",
+                            kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, ratio=peer_f / ms,
+                            gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                            max_abs_diff=0.0 if torch.equal(o2, out) else float("nan")))
+        gx = torch.empty_like(x)
+        prep = _ext.prepare_mask_bwd(gy, x, mask, gx, K, S, P, D, ceil)
+        peer = lambda: torch.ops.aten.max_pool2d_with_indices_backward(gy, x, K, S, P, D, ceil, idx)  # noqa: E731
+        ref = peer()
+        peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
+        call_ms = timeit(lambda: ok(_ext.mask_bwd(gy, x, mask, gx, K, S, P, D, ceil)), reps) * 1e3
+        b = nbytes(gy, mask, gx)
+        results.append(dict(op="maxpool_backward", id=wid, threads=threads, dtype=dtname, index="mask",
+                            kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
+                            ratio=peer_ms / ms, gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                            max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
+    finally:
+        ok(_ext.set_product("Ascend950"))
 
 
 def make_rois(g, n, h, w, r, scale):
@@ -285,7 +324,7 @@ def main():
         for row in workloads.MAXPOOL:
             if args.only is None or row[0] in args.only:
                 run_maxpool(row, t, args.reps, results, bws[t])
-                for r in results[-3:]:
+                for r in results[-(2 if row[-1] else 3):]:
                     print(f"  {r['op']:17s} {r['id']:18s} {r['dtype']:8s} {r['index']}: poolgrad {r['poolgrad_ms']:8.3f} ms "
                           f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
         for row in workloads.ROI:

@@ -26,14 +26,14 @@ def parse(kind, wid, spec):
     flags = set(parts[2:])
     dims = _fields(parts[0], {"mb", "ic", "ih", "iw"})
     dtype = next((_DTYPES[f] for f in flags if f in _DTYPES), "float32")
-    unknown = flags - set(_DTYPES) - {"ceil", "nhwc"}
+    unknown = flags - set(_DTYPES) - {"ceil", "nhwc", "mask"}
     if unknown:
         raise ValueError(f"unknown flags {sorted(unknown)} in {spec!r}")
     shape = (dims.get("mb"), dims["ic"], dims["ih"], dims["iw"])
     if kind == "maxpool":
         a = _fields(parts[1], {"kh", "sh", "ph", "dh"})
         return (wid, shape, a["kh"], a["sh"], a.get("ph", 0), "ceil" in flags, a.get("dh", 1), dtype,
-                "nhwc" in flags)
+                "nhwc" in flags, "mask" in flags)
     if kind == "roi":
         a = _fields(parts[1], {"r", "p", "s"})
         return (wid, shape, a["r"], a["p"], float(a["s"]), dtype)
@@ -51,7 +51,7 @@ def load(path=FILE):
 
 
 _ROWS = load()
-# id, (N, C, H, W) (N None: rank-3), kernel, stride, pad, ceil, dilation, dtype, channels_last
+# id, (N, C, H, W) (N None: rank-3), kernel, stride, pad, ceil, dilation, dtype, channels_last, mask
 MAXPOOL = _ROWS["maxpool"]
 # id, (N, C, H, W), R, pooled, scale, dtype
 ROI = _ROWS["roi"]

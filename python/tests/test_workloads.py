@@ -16,9 +16,10 @@ import workloads  # noqa: E402
 
 def test_rows_parse_and_ids_are_unique():
     ids = [r[0] for r in workloads.MAXPOOL + workloads.ROI]
-    assert len(ids) == len(set(ids)) == 15
-    assert ("resnet-stem", (32, 64, 112, 112), 3, 2, 1, False, 1, "float32", False) in workloads.MAXPOOL
-    assert ("chw-single", (None, 256, 128, 128), 2, 2, 0, False, 1, "float32", False) in workloads.MAXPOOL
+    assert len(ids) == len(set(ids)) == 16
+    assert ("resnet-stem", (32, 64, 112, 112), 3, 2, 1, False, 1, "float32", False, False) in workloads.MAXPOOL
+    assert ("chw-single", (None, 256, 128, 128), 2, 2, 0, False, 1, "float32", False, False) in workloads.MAXPOOL
+    assert ("mask-a2", (32, 64, 112, 112), 3, 2, 1, False, 1, "float16", False, True) in workloads.MAXPOOL
     assert ("fpn-p2", (2, 256, 200, 272), 512, 7, 0.25, "float32") in workloads.ROI
 
 
@@ -32,7 +33,7 @@ def test_bad_rows_are_refused():
 @pytest.mark.parametrize("row", workloads.MAXPOOL, ids=[r[0] for r in workloads.MAXPOOL])
 def test_maxpool_rows_are_valid_calls(row):
     # The row's geometry on one channel of one image: phase 1 and 2 accept it.
-    _, (n, c, h, w), k, s, p, ceil, d, dtype, _ = row
+    _, (n, c, h, w), k, s, p, ceil, d, dtype, _, _ = row
     ho, wo = _ext.out_size(h, k, s, p, d, ceil), _ext.out_size(w, k, s, p, d, ceil)
     assert ho > 0 and wo > 0
     x = np.random.default_rng(0).standard_normal((1, 1, h, w), dtype=np.float32)
