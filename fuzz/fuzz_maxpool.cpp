@@ -89,24 +89,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     auto mask = fz::make(r, r.pick(8) ? mask_shape(shape(ho, wo), kk) : shape(ho, wo),
                          r.pick(10) ? ACL_INT8 : idt, fmt);
     auto gx = fz::make(r, shape(h, w), dt, fmt);
-    if (gy->t) for (int64_t i = 0; i < gy->fill_n(); ++i) gy->set_float(i, r.f32());
+    if (gy->t)
+      for (int64_t i = 0; i < gy->fill_n(); ++i) gy->set_float(i, r.f32());
     fill_mask(r, *mask, huge ? 0 : ho * wo * std::max<int64_t>(n, 1) * c, hw);
     fz::run(
         [&](uint64_t *ws, aclOpExecutor **ex) {
-          return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(gy->t, x->t, mask->t, ka, sa, pa, da, ceil,
-                                                                gx->t, ws, ex);
+          return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(gy->t, x->t, mask->t, ka, sa, pa,
+                                                                da, ceil, gx->t, ws, ex);
         },
-        [&](void *wsp, uint64_t ws, aclOpExecutor *ex) { return aclnnMaxPool2dWithMaskBackward(wsp, ws, ex, nullptr); });
+        [&](void *wsp, uint64_t ws, aclOpExecutor *ex) {
+          return aclnnMaxPool2dWithMaskBackward(wsp, ws, ex, nullptr);
+        });
   } else if (FUZZ_MASK) {
-    if (x->t) for (int64_t i = 0; i < x->fill_n(); ++i) x->set_float(i, r.f32());
+    if (x->t)
+      for (int64_t i = 0; i < x->fill_n(); ++i) x->set_float(i, r.f32());
     auto out = fz::make(r, shape(ho, wo), r.pick(8) ? dt : fz::float_dtype(r), fmt);
     auto mask = fz::make(r, r.pick(8) ? mask_shape(shape(ho, wo), kk) : shape(ho, wo),
                          r.pick(10) ? ACL_INT8 : idt, fmt);
     fz::run(
         [&](uint64_t *ws, aclOpExecutor **ex) {
-          return aclnnMaxPool2dWithMaskGetWorkspaceSize(x->t, ka, sa, pa, da, ceil, out->t, mask->t, ws, ex);
+          return aclnnMaxPool2dWithMaskGetWorkspaceSize(x->t, ka, sa, pa, da, ceil, out->t, mask->t,
+                                                        ws, ex);
         },
-        [&](void *wsp, uint64_t ws, aclOpExecutor *ex) { return aclnnMaxPool2dWithMask(wsp, ws, ex, nullptr); });
+        [&](void *wsp, uint64_t ws, aclOpExecutor *ex) {
+          return aclnnMaxPool2dWithMask(wsp, ws, ex, nullptr);
+        });
   } else if (FUZZ_BACKWARD) {
     auto gy = fz::make(r, shape(ho, wo), r.pick(8) ? dt : fz::float_dtype(r), fmt);
     auto idx = fz::make(r, shape(ho, wo), idt, r.pick(8) ? fmt : fz::format(r));

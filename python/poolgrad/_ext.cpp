@@ -224,8 +224,10 @@ Phase1 max_pool2d_bwd_p1(const Array &gy, const Array &x, const Array &idx, cons
 }
 
 Phase1 mask_fwd_p1(const Array &x, const Array &out, const Array &mask, std::vector<int64_t> k,
-                   std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
-  Tensor tx(x, ACL_FORMAT_NCHW, "x"), to(out, ACL_FORMAT_NCHW, "out"), tm(mask, ACL_FORMAT_NCHW, "mask");
+                   std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
+                   bool ceil) {
+  Tensor tx(x, ACL_FORMAT_NCHW, "x"), to(out, ACL_FORMAT_NCHW, "out"),
+      tm(mask, ACL_FORMAT_NCHW, "mask");
   POOLGRAD_TENSORS_OK(&tx, &to, &tm);
   Ints kk(k), ss(s), pp(p), dd(d);
   uint64_t ws = 0;
@@ -233,7 +235,8 @@ Phase1 mask_fwd_p1(const Array &x, const Array &out, const Array &mask, std::vec
   aclnnStatus st;
   {
     nb::gil_scoped_release release;
-    st = aclnnMaxPool2dWithMaskGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t, tm.t, &ws, &ex);
+    st = aclnnMaxPool2dWithMaskGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t, tm.t, &ws,
+                                                &ex);
   }
   return phase1_result(st, ws, ex, aclnnMaxPool2dWithMask);
 }
@@ -250,8 +253,8 @@ Phase1 mask_bwd_p1(const Array &gy, const Array &x, const Array &mask, const Arr
   aclnnStatus st;
   {
     nb::gil_scoped_release release;
-    st = aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(tg.t, tx.t, tm.t, kk.a, ss.a, pp.a, dd.a, ceil, tgx.t,
-                                                        &ws, &ex);
+    st = aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(tg.t, tx.t, tm.t, kk.a, ss.a, pp.a, dd.a,
+                                                        ceil, tgx.t, &ws, &ex);
   }
   return phase1_result(st, ws, ex, aclnnMaxPool2dWithMaskBackward);
 }
@@ -325,8 +328,10 @@ NB_MODULE(_ext, m) {
     const aclError st = aclInit(nullptr);
     const std::string msg = st == ACL_SUCCESS ? std::string() : take_msg();
     if (st == ACL_SUCCESS) aclFinalize();
-    if (old) setenv("POOLGRAD_SOC", keep.c_str(), 1);
-    else unsetenv("POOLGRAD_SOC");
+    if (old)
+      setenv("POOLGRAD_SOC", keep.c_str(), 1);
+    else
+      unsetenv("POOLGRAD_SOC");
     return {st, msg};
   });
   // The same calls prepared once (phase 1, a repeatable executor) and run as often as asked.
@@ -345,14 +350,14 @@ NB_MODULE(_ext, m) {
          std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
         return new Prepared(max_pool2d_bwd_p1(gy, x, idx, gx, k, s, p, d, ceil), {gy, x, idx, gx});
       });
-  m.def("prepare_mask_fwd", [](const Array &x, const Array &out, const Array &mask, std::vector<int64_t> k,
-                               std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
-                               bool ceil) {
-    return new Prepared(mask_fwd_p1(x, out, mask, k, s, p, d, ceil), {x, out, mask});
-  });
+  m.def("prepare_mask_fwd",
+        [](const Array &x, const Array &out, const Array &mask, std::vector<int64_t> k,
+           std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
+          return new Prepared(mask_fwd_p1(x, out, mask, k, s, p, d, ceil), {x, out, mask});
+        });
   m.def("prepare_mask_bwd", [](const Array &gy, const Array &x, const Array &mask, const Array &gx,
-                               std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
-                               std::vector<int64_t> d, bool ceil) {
+                               std::vector<int64_t> k, std::vector<int64_t> s,
+                               std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
     return new Prepared(mask_bwd_p1(gy, x, mask, gx, k, s, p, d, ceil), {gy, x, mask, gx});
   });
   m.def("prepare_roi_fwd", [](const Array &x, const Array &rois, const Array &y,
