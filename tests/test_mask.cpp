@@ -19,19 +19,6 @@ namespace {
 const char *kMaskFwd = "aclnnMaxPool2dWithMask";
 const char *kMaskBwd = "aclnnMaxPool2dWithMaskBackward";
 
-struct Profile {
-  explicit Profile(const char *soc) {
-    setenv("POOLGRAD_SOC", soc, 1);
-    EXPECT_EQ(aclInit(nullptr), ACL_SUCCESS) << last_msg();
-  }
-  ~Profile() {
-    aclFinalize();
-    unsetenv("POOLGRAD_SOC");
-    EXPECT_EQ(aclInit(nullptr), ACL_SUCCESS);
-    aclFinalize();
-  }
-};
-
 int64_t out_size(int64_t in, int64_t k, int64_t s, int64_t p, bool ceil) {
   int64_t o = (in + 2 * p - k + (ceil ? s - 1 : 0)) / s + 1;
   if (ceil && (o - 1) * s >= in + p) --o;

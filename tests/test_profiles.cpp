@@ -14,20 +14,6 @@ namespace {
 const char *kBwd = "aclnnMaxPool2dWithIndicesBackward";
 const char *kFwd = "aclnnMaxPool2dWithIndices";
 
-// Selects a profile for the duration of a test (POOLGRAD_SOC is read by aclInit).
-struct Profile {
-  explicit Profile(const char *soc) {
-    setenv("POOLGRAD_SOC", soc, 1);
-    EXPECT_EQ(aclInit(nullptr), ACL_SUCCESS) << last_msg();
-  }
-  ~Profile() {
-    aclFinalize();
-    unsetenv("POOLGRAD_SOC");
-    EXPECT_EQ(aclInit(nullptr), ACL_SUCCESS);  // back to the default profile
-    aclFinalize();
-  }
-};
-
 struct Bwd {
   aclnnStatus call(aclDataType dt, aclDataType idt, aclFormat fmt, std::vector<int64_t> dil) {
     const bool nhwc = fmt == ACL_FORMAT_NHWC;

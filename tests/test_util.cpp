@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include <cstdlib>
+
 #include "aclnn/acl_meta.h"
 
 namespace pgtest {
@@ -17,6 +19,18 @@ float round_to(aclDataType dt, float v) {
   if (dt == ACL_FLOAT16) return f16_to_f32(f32_to_f16(v));
   if (dt == ACL_BF16) return bf16_to_f32(f32_to_bf16(v));
   return v;
+}
+
+Profile::Profile(const char *soc) {
+  setenv("POOLGRAD_SOC", soc, 1);
+  EXPECT_EQ(aclInit(nullptr), ACL_SUCCESS) << last_msg();
+}
+
+Profile::~Profile() {
+  aclFinalize();
+  unsetenv("POOLGRAD_SOC");
+  EXPECT_EQ(aclInit(nullptr), ACL_SUCCESS);  // back to the default profile
+  aclFinalize();
 }
 
 void *workspace(uint64_t bytes) {

@@ -102,6 +102,13 @@ struct IntArray {
 // thread, grown as needed and reused; null for 0 bytes).
 void *workspace(uint64_t bytes);
 
+// Selects a product profile for the duration of a scope (POOLGRAD_SOC is read by aclInit), then
+// goes back to the default one.
+struct Profile {
+  explicit Profile(const char *soc);
+  ~Profile();
+};
+
 // Takes and clears the thread's last message.
 inline std::string last_msg() {
   const char *m = aclGetRecentErrMsg();
