@@ -10,6 +10,7 @@
 #include "golden_reader.h"
 #include "maxpool_ref.h"
 #include "maxpool_tester.h"
+#include "poolgrad/poolgrad.h"
 #include "test_util.h"
 
 using namespace pgtest;
@@ -64,6 +65,27 @@ TEST(MaxPoolOutputSize, Table) {
               ACLNN_ERR_PARAM_INVALID);
     last_msg();
   }
+}
+
+// The shape rule on its own, through the public helper: integers in, the size or -1 (arguments out
+// of range) out.
+TEST(MaxPoolOutputSize, StatusTable) {
+  const int64_t big = int64_t(1) << 31;  // one past the attribute limit
+  const struct {
+    int64_t in, k, s, p, d;
+    bool ceil;
+    int64_t want;
+  } cases[] = {
+      {4, 2, 2, 0, 1, false, 2},    {4, 2, 2, 0, 1, true, 2},     {3, 2, 2, 0, 1, true, 2},
+      {-1, 2, 2, 0, 1, false, -1},  {4, 0, 2, 0, 1, false, -1},   {4, 2, 0, 0, 1, false, -1},
+      {4, 2, 2, -1, 1, false, -1},  {4, 2, 2, 0, 0, false, -1},   {4, big, 1, 0, 1, false, -1},
+      {4, 2, big, 0, 1, false, -1}, {4, 2, 2, big, 1, false, -1}, {4, 2, 2, 0, big, false, -1},
+      {big, 2, 2, 0, 1, false, -1}, {0, 1, 1, 0, 1, false, 0},    {3, 5, 1, 0, 1, false, -1},
+  };
+  for (const auto &c : cases)
+    EXPECT_EQ(poolgradPoolOutputSize(c.in, c.k, c.s, c.p, c.d, c.ceil), c.want)
+        << "in=" << c.in << " k=" << c.k << " s=" << c.s << " p=" << c.p << " d=" << c.d
+        << " ceil=" << c.ceil;
 }
 
 // ---- a fixture with valid arguments, to break one rule at a time ----------------------------

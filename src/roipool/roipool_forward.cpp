@@ -8,6 +8,9 @@
 // large maps): the bin edges of every ROI are computed once and the work is split over (channel,
 // roi) items, channel-major, so that a thread sweeps all ROIs of one channel while that channel's
 // feature planes stay in cache.
+//
+// (Somewhat over 400 lines: both paths share one description of the workspace, FwdWork; splitting
+// them would move it into a header with a single user.)
 #include <algorithm>
 #include <cmath>
 #include <cstring>
