@@ -50,6 +50,19 @@ int main() {
   aclIntArray *padding = aclCreateIntArray(zero.data(), 2),
               *dilation = aclCreateIntArray(one.data(), 2);
 
+  void *fwdWorkspace = nullptr, *bwdWorkspace = nullptr;
+  // Releases everything on every path (the refused call on Ascend950 included).
+  auto release = [&]() {
+    for (aclTensor *t : {self, out, mask, gradOut, gradIn}) aclDestroyTensor(t);
+    for (aclIntArray *a : {kernelSize, stride, padding, dilation}) aclDestroyIntArray(a);
+    for (void *p : {selfAddr, outAddr, maskAddr, gradOutAddr, gradInAddr}) aclrtFree(p);
+    if (fwdWorkspace) aclrtFree(fwdWorkspace);
+    if (bwdWorkspace) aclrtFree(bwdWorkspace);
+    aclrtDestroyStream(stream);
+    aclrtResetDevice(deviceId);
+    aclFinalize();
+  };
+
   uint64_t workspaceSize = 0;
   aclOpExecutor *executor = nullptr;
   ret = aclnnMaxPool2dWithMaskGetWorkspaceSize(self, kernelSize, stride, padding, dilation, false,
@@ -57,8 +70,8 @@ int main() {
   CHECK_RET(ret == ACL_SUCCESS,
             LOG_PRINT("aclnnMaxPool2dWithMaskGetWorkspaceSize failed. ERROR: %d %s\n", ret,
                       aclGetRecentErrMsg());
-            return ret);
-  void *fwdWorkspace = AllocWorkspace(workspaceSize);
+            release(); return ret);
+  fwdWorkspace = AllocWorkspace(workspaceSize);
   ret = aclnnMaxPool2dWithMask(fwdWorkspace, workspaceSize, executor, stream);
   CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclnnMaxPool2dWithMask failed. ERROR: %d\n", ret);
             return ret);
@@ -78,7 +91,7 @@ int main() {
   CHECK_RET(ret == ACL_SUCCESS,
             LOG_PRINT("aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize failed. ERROR: %d\n", ret);
             return ret);
-  void *bwdWorkspace = AllocWorkspace(workspaceSize);
+  bwdWorkspace = AllocWorkspace(workspaceSize);
   ret = aclnnMaxPool2dWithMaskBackward(bwdWorkspace, workspaceSize, executor, stream);
   CHECK_RET(ret == ACL_SUCCESS,
             LOG_PRINT("aclnnMaxPool2dWithMaskBackward failed. ERROR: %d\n", ret);
@@ -89,13 +102,6 @@ int main() {
   for (size_t i = 0; i < gradInHost.size(); i++)
     LOG_PRINT("gradIn[%zu] is: %f\n", i, gradInHost[i]);
 
-  for (aclTensor *t : {self, out, mask, gradOut, gradIn}) aclDestroyTensor(t);
-  for (aclIntArray *a : {kernelSize, stride, padding, dilation}) aclDestroyIntArray(a);
-  for (void *p : {selfAddr, outAddr, maskAddr, gradOutAddr, gradInAddr}) aclrtFree(p);
-  if (fwdWorkspace) aclrtFree(fwdWorkspace);
-  if (bwdWorkspace) aclrtFree(bwdWorkspace);
-  aclrtDestroyStream(stream);
-  aclrtResetDevice(deviceId);
-  aclFinalize();
+  release();
   return 0;
 }

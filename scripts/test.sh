@@ -31,8 +31,11 @@ TSAN_OPTIONS=halt_on_error=1:die_after_fork=0 ctest --test-dir "$root/build-tsan
 
 if command -v valgrind >/dev/null; then
   echo "== Examples under valgrind memcheck"
-  for ex in max_pool2d_with_indices_backward roi_pooling_with_arg_max roi_pooling_grad_with_arg_max; do
-    POOLGRAD_NUM_THREADS=1 valgrind --quiet --error-exitcode=3 --leak-check=full --show-possibly-lost=no \
+  for ex in max_pool2d_with_indices_backward max_pool2d_with_mask roi_pooling_with_arg_max \
+            roi_pooling_grad_with_arg_max; do
+    soc=Ascend950
+    [ "$ex" = max_pool2d_with_mask ] && soc=Ascend910B  # the Mask pair is A2/A3's
+    POOLGRAD_SOC=$soc POOLGRAD_NUM_THREADS=1 valgrind --quiet --error-exitcode=3 --leak-check=full --show-possibly-lost=no \
       --errors-for-leak-kinds=definite \
       "$root/build/examples/example_$ex" >/dev/null
     echo "valgrind: examples/$ex clean"
