@@ -273,6 +273,26 @@ TEST(Hardening, Phase2MakesNoHeapAllocation) {
   run_all(&news);  // the first calls start the thread pool
   run_all(&news);
   EXPECT_EQ(news, 0);
+  // The Mask pair (Ascend910B) too.
+  Profile a2("Ascend910B");
+  HostTensor mask({2, 3, 4, 64}, ACL_INT8);
+  for (int op = 0; op < 2; ++op) {
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    aclnnStatus st =
+        op == 0 ? aclnnMaxPool2dWithMaskGetWorkspaceSize(m.x.t(), m.k, m.s, m.p, m.d, false,
+                                                         m.out.t(), mask.t(), &ws, &ex)
+                : aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
+                      gy.t(), m.x.t(), mask.t(), m.k, m.s, m.p, m.d, false, gx.t(), &ws, &ex);
+    ASSERT_EQ(st, ACLNN_SUCCESS) << last_msg();
+    g_news = 0;
+    g_count_news = true;
+    st = op == 0 ? aclnnMaxPool2dWithMask(buf.data(), ws, ex, nullptr)
+                 : aclnnMaxPool2dWithMaskBackward(buf.data(), ws, ex, nullptr);
+    g_count_news = false;
+    ASSERT_EQ(st, ACLNN_SUCCESS) << last_msg();
+    EXPECT_EQ(g_news.load(), 0) << "op " << op;
+  }
 }
 
 // ---- 2, 3: executors under concurrency, stale handles -------------------------------------------

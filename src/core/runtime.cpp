@@ -21,8 +21,10 @@ namespace {
 std::mutex g_mutex;
 bool g_initialized = false;
 int64_t g_deterministic = 0;
+// A stream: work runs at enqueue time on the host; it records the device it belongs to (the
+// host, device 0), which a second device would use to launch on its own queue.
 struct Stream {
-  int unused;
+  poolgrad::Device device = poolgrad::Device::kHost;
 };
 std::unordered_set<Stream *> &streams() {
   static auto *s = new std::unordered_set<Stream *>();
