@@ -2,6 +2,8 @@
 #ifndef POOLGRAD_ACLNNOP_OPS_NN_H_
 #define POOLGRAD_ACLNNOP_OPS_NN_H_
 
+#include "aclnn_adaptive_max_pool2d.h"
+#include "aclnn_adaptive_max_pool2d_backward.h"
 #include "aclnn_max_pool2d_with_indices.h"
 #include "aclnn_max_pool2d_with_indices_backward.h"
 

@@ -12,6 +12,7 @@ from . import _ext
 __all__ = [
     "PoolgradError", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
     "max_pool2d_with_mask", "max_pool2d_with_mask_backward", "set_product",
+    "adaptive_max_pool2d", "adaptive_max_pool2d_backward",
     "roi_pool_with_argmax", "roi_pool_with_argmax_backward", "set_num_threads",
     "get_num_threads", "__version__",
 ]
@@ -197,6 +198,36 @@ def max_pool2d_with_mask_backward(grad_output, x, mask, kernel_size, stride=None
     dt = _dtype_name(x)
     gx = _empty_like_lib(grad_output, list(x.shape), dt if dt in ("float32", "float16", "bfloat16") else "float32")
     _call(_ext.mask_bwd, grad_output, x, mask, gx, k, s, p, d, bool(ceil_mode))
+    return gx
+
+
+def adaptive_max_pool2d(x, output_size):
+    """aclnnAdaptiveMaxPool2d: (out, int64 indices), like
+    torch.nn.functional.adaptive_max_pool2d(x, output_size, return_indices=True) (channels-last
+    inputs are read as the NCHW views they are). x: (N, C, H, W) or (C, H, W)."""
+    x = _check_array(x, "x")
+    size = _pair(output_size, "output_size")
+    if len(size) == 1:
+        size = [size[0], size[0]]
+    shape = list(x.shape)
+    if len(shape) in (3, 4) and len(size) == 2:
+        shape[-2], shape[-1] = max(size[0], 1), max(size[1], 1)
+    dt = _dtype_name(x)
+    out = _empty_like_lib(x, shape, dt if dt in ("float32", "float16", "bfloat16") else "float32")
+    idx = _empty_like_lib(x, shape, "int64")
+    _call(_ext.adaptive_fwd, x, out, idx, size)
+    return out, idx
+
+
+def adaptive_max_pool2d_backward(grad_output, x, indices):
+    """aclnnAdaptiveMaxPool2dBackward (Ascend910B / Ascend910_93 profiles, see set_product):
+    grad_output scattered to indices (int32 or int64), summed where bins overlap."""
+    grad_output = _check_array(grad_output, "grad_output")
+    x = _check_array(x, "x")
+    indices = _check_array(indices, "indices")
+    dt = _dtype_name(x)
+    gx = _empty_like_lib(grad_output, list(x.shape), dt if dt in ("float32", "float16", "bfloat16") else "float32")
+    _call(_ext.adaptive_bwd, grad_output, x, indices, gx)
     return gx
 
 

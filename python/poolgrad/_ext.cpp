@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_adaptive_max_pool2d.h"
+#include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
@@ -259,6 +261,37 @@ Phase1 mask_bwd_p1(const Array &gy, const Array &x, const Array &mask, const Arr
   return phase1_result(st, ws, ex, aclnnMaxPool2dWithMaskBackward);
 }
 
+Phase1 adaptive_fwd_p1(const Array &x, const Array &out, const Array &idx,
+                       std::vector<int64_t> size) {
+  const aclFormat fmt = ACL_FORMAT_NCHW;
+  Tensor tx(x, fmt, "x"), to(out, fmt, "out"), ti(idx, fmt, "indices");
+  POOLGRAD_TENSORS_OK(&tx, &to, &ti);
+  Ints os(size);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  aclnnStatus st;
+  {
+    nb::gil_scoped_release release;
+    st = aclnnAdaptiveMaxPool2dGetWorkspaceSize(tx.t, os.a, to.t, ti.t, &ws, &ex);
+  }
+  return phase1_result(st, ws, ex, aclnnAdaptiveMaxPool2d);
+}
+
+Phase1 adaptive_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx) {
+  const aclFormat fmt = ACL_FORMAT_NCHW;
+  Tensor tg(gy, fmt, "grad_output"), tx(x, fmt, "x"), ti(idx, fmt, "indices"),
+      tgx(gx, fmt, "grad_input");
+  POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &tgx);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  aclnnStatus st;
+  {
+    nb::gil_scoped_release release;
+    st = aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, tgx.t, &ws, &ex);
+  }
+  return phase1_result(st, ws, ex, aclnnAdaptiveMaxPool2dBackward);
+}
+
 Phase1 roi_fwd_p1(const Array &x, const Array &rois, const Array &y, const Array &argmax,
                   int64_t ph, int64_t pw, float sh, float sw) {
   Tensor tx(x, ACL_FORMAT_ND, "x"), tr(rois, ACL_FORMAT_ND, "rois"), ty(y, ACL_FORMAT_ND, "y"),
@@ -319,6 +352,13 @@ NB_MODULE(_ext, m) {
                        std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
                        std::vector<int64_t> d, bool ceil) {
     return finish(mask_bwd_p1(gy, x, mask, gx, k, s, p, d, ceil));
+  });
+  m.def("adaptive_fwd",
+        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> size) {
+          return finish(adaptive_fwd_p1(x, out, idx, size));
+        });
+  m.def("adaptive_bwd", [](const Array &gy, const Array &x, const Array &idx, const Array &gx) {
+    return finish(adaptive_bwd_p1(gy, x, idx, gx));
   });
   // The product profile phase 1 behaves as (what POOLGRAD_SOC selects at aclInit).
   m.def("set_product", [](const std::string &soc) -> Result {

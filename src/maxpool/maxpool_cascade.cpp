@@ -126,14 +126,14 @@ std::string attrs_trace(const PoolAttrs &a) {
 
 Plan forward_plan(const Geometry &g, const aclTensor *self, const aclTensor *out,
                   const Strided4 &ix, aclDataType idt, bool ix_overlaps,
-                  std::function<void()> after, bool ix_in_workspace) {
+                  std::function<void()> after, bool ix_in_workspace, ForwardChooser choose) {
   Plan plan;
   if (g.n == 0) return plan;
   MaxPoolParams p = g.params(self->view.dtype, idt);
   const Strided4 x = to_nchw(self->view, g.nhwc), o = to_nchw(out->view, g.nhwc);
   p.serial = !view_is_non_overlapping(out->view) || ix_overlaps;
   p.threads = p.serial ? 1 : num_threads();
-  const auto &row = maxpool_forward_kernel(p, self->view.device, x, o, ix);
+  const auto &row = choose(p, self->view.device, x, o, ix);
   p.isa = row.isa;
   plan.threads = p.threads;
   plan.kernel = std::string(row.name) + (p.serial ? "(serial)" : "");

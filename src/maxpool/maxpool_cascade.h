@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../core/core.h"
+#include "maxpool_dispatch.h"
 #include "maxpool_kernels.h"
 #include "maxpool_rules.h"
 #include "maxpool_shape.h"
@@ -49,9 +50,15 @@ std::string attrs_trace(const PoolAttrs &a);
 // ix_in_workspace: ix is a dense scratch at the start of the workspace (its base is set at run
 // time; the Mask API's 1x1 windows, whose buffer has no room for indices). after: run after the
 // kernel (the Mask API writes the rest of its buffer).
+// choose: the operator's dispatch (default: the max-pool forward's table).
+using ForwardChooser = const KernelRow<MaxPoolForwardKernel> &(*)(const MaxPoolParams &, Device,
+                                                                  const Strided4 &,
+                                                                  const Strided4 &,
+                                                                  const Strided4 &);
 Plan forward_plan(const Geometry &g, const aclTensor *self, const aclTensor *out,
                   const Strided4 &ix, aclDataType idt, bool ix_overlaps,
-                  std::function<void()> after = nullptr, bool ix_in_workspace = false);
+                  std::function<void()> after = nullptr, bool ix_in_workspace = false,
+                  ForwardChooser choose = maxpool_forward_kernel);
 // The backward's plan reading `ix`; a bad index is 161002 from `api` naming its output position.
 // unit_window: 1x1 windows, whose single input element is fixed by the geometry (ix unread).
 Plan backward_plan(const Geometry &g, const aclTensor *grad_out, const Strided4 &ix,

@@ -1,0 +1,204 @@
+// aclnnAdaptiveMaxPool2d and aclnnAdaptiveMaxPool2dBackward: the validation cascades of ops-nn's
+// public documentation (docs/adaptive-max-pool.md) and the plans. The backward runs the max-pool
+// backward's kernels (a scatter through the stored indices, whatever made them).
+#include <cinttypes>
+#include <climits>
+
+#include "../maxpool/maxpool_cascade.h"
+#include "aclnnop/aclnn_adaptive_max_pool2d.h"
+#include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
+#include "adaptive_dispatch.h"
+#include "adaptive_rules.h"
+
+using namespace poolgrad;
+
+namespace {
+
+const char *const kFwd = "aclnnAdaptiveMaxPool2d";
+const char *const kBwd = "aclnnAdaptiveMaxPool2dBackward";
+
+aclnnStatus unavailable(const char *api) {
+  return fail(ACLNN_ERR_RUNTIME_ERROR,
+              "%s: this operator is not available on %s (Ascend910B / Ascend910_93 only)", api,
+              soc_name(current_soc()));
+}
+
+aclnnStatus check_dtype(const char *api, const char *name, const aclTensor *t) {
+  if (!is_pool_dtype(t->view.dtype))
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: %s dtype must be FLOAT, FLOAT16 or BF16, but got %s (DOUBLE, which CANN also "
+                "takes, is not supported by poolgrad)",
+                api, name, dtype_name(t->view.dtype));
+  return ACLNN_SUCCESS;
+}
+
+// self's geometry for output size (ho, wo); the output shape in self's layout.
+Geometry adaptive_geometry(const aclTensor *self, int64_t ho, int64_t wo) {
+  Geometry g;
+  g.nhwc = self->view.format == ACL_FORMAT_NHWC;
+  g.rank = self->view.rank();
+  const Strided4 s = to_nchw(self->view, g.nhwc);
+  g.n = s.n, g.c = s.c, g.h = s.h, g.w = s.w, g.ho = ho, g.wo = wo;
+  g.out_dims = self->view.dims;
+  const int off = g.rank == 4 ? 1 : 0;
+  g.out_dims[g.nhwc ? off : off + 1] = ho;
+  g.out_dims[g.nhwc ? off + 1 : off + 2] = wo;
+  return g;
+}
+
+aclnnStatus check_sizes(const char *api, const Geometry &g, const aclTensor *self) {
+  if (g.c < 1 || g.h < 1 || g.w < 1)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: self must have sizes >= 1 in every dim but the first, but got shape %s", api,
+                dims_str(self->view.dims).c_str());
+  return ACLNN_SUCCESS;
+}
+
+const KernelRow<MaxPoolForwardKernel> &choose(const MaxPoolParams &p, Device device,
+                                              const Strided4 &, const Strided4 &,
+                                              const Strided4 &) {
+  return adaptive_forward_kernel(p, device);
+}
+
+}  // namespace
+
+extern "C" {
+
+aclnnStatus aclnnAdaptiveMaxPool2dGetWorkspaceSize(const aclTensor *self,
+                                                   const aclIntArray *outputSize,
+                                                   aclTensor *outputOut, aclTensor *indicesOut,
+                                                   uint64_t *workspaceSize,
+                                                   aclOpExecutor **executor) {
+  const char *api = kFwd;
+  aclnnStatus st;
+  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
+  if ((st = check_not_null(api, {{"self", self},
+                                 {"outputSize", outputSize},
+                                 {"outputOut", outputOut},
+                                 {"indicesOut", indicesOut}})))
+    return st;
+  if (!adaptive_rules().forward) return unavailable(api);
+  st = check_element_bound(api,
+                           {{"self", self}, {"outputOut", outputOut}, {"indicesOut", indicesOut}});
+  if (st) return st;
+  if ((st = check_dtype(api, "self", self))) return st;
+  if (outputOut->view.dtype != self->view.dtype)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: outputOut dtype must equal self dtype %s, but got %s",
+                api, dtype_name(self->view.dtype), dtype_name(outputOut->view.dtype));
+  if (indicesOut->view.dtype != ACL_INT64)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: indicesOut dtype must be INT64, but got %s", api,
+                dtype_name(indicesOut->view.dtype));
+  st = check_formats(api, {{"self", self}, {"outputOut", outputOut}, {"indicesOut", indicesOut}},
+                     {{"self", self}, {"outputOut", outputOut}, {"indicesOut", indicesOut}});
+  if (st) return st;
+  const std::vector<int64_t> &os = outputSize->values;
+  if (os.size() != 2)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: outputSize must have length 2, but got length %zu",
+                api, os.size());
+  if (os[0] <= 0 || os[1] <= 0)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: outputSize must be > 0, but got %s", api,
+                dims_str(os).c_str());
+  const Geometry g = adaptive_geometry(self, os[0], os[1]);
+  if ((st = check_sizes(api, g, self))) return st;
+  st = check_same_shape(api, "outputOut", outputOut, g.out_dims, "self with H, W = outputSize");
+  if (st) return st;
+  st = check_same_shape(api, "indicesOut", indicesOut, outputOut->view.dims,
+                        "the shape of outputOut");
+  if (st) return st;
+  st = check_data(api, {{"self", self}, {"outputOut", outputOut}, {"indicesOut", indicesOut}});
+  if (st) return st;
+  st = check_storage(api, {{"self", self, Role::kRead},
+                           {"outputOut", outputOut, Role::kWrite},
+                           {"indicesOut", indicesOut, Role::kWrite}});
+  if (st) return st;
+  Plan plan = forward_plan(g, self, outputOut, to_nchw(indicesOut->view, g.nhwc), ACL_INT64,
+                           !view_is_non_overlapping(indicesOut->view), nullptr, false, choose);
+  if (trace_info())
+    plan.trace = describe("self", self) + " " + describe("outputOut", outputOut) + " " +
+                 describe("indicesOut", indicesOut) +
+                 format(" outputSize=[%" PRId64 ",%" PRId64 "] profile=%s", os[0], os[1],
+                        soc_name(current_soc()));
+  return make_executor(api, std::move(plan), workspaceSize, executor);
+}
+
+aclnnStatus aclnnAdaptiveMaxPool2d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                   aclrtStream stream) {
+  return run_executor(kFwd, workspace, workspaceSize, executor, stream);
+}
+
+aclnnStatus aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(
+    const aclTensor *gradOutput, const aclTensor *self, const aclTensor *indices,
+    aclTensor *gradInput, uint64_t *workspaceSize, aclOpExecutor **executor) {
+  const char *api = kBwd;
+  aclnnStatus st;
+  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
+  if ((st = check_not_null(api, {{"gradOutput", gradOutput},
+                                 {"self", self},
+                                 {"indices", indices},
+                                 {"gradInput", gradInput}})))
+    return st;
+  if (!adaptive_rules().backward) return unavailable(api);
+  st = check_element_bound(
+      api,
+      {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}});
+  if (st) return st;
+  for (const Named &t :
+       {Named{"gradOutput", gradOutput}, Named{"self", self}, Named{"gradInput", gradInput}})
+    if ((st = check_dtype(api, t.name, t.t))) return st;
+  for (const Named &t : {Named{"gradOutput", gradOutput}, Named{"gradInput", gradInput}})
+    if (t.t->view.dtype != self->view.dtype)
+      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype must equal self dtype %s, but got %s", api,
+                  t.name, dtype_name(self->view.dtype), dtype_name(t.t->view.dtype));
+  if (indices->view.dtype != ACL_INT32 && indices->view.dtype != ACL_INT64)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT32 or INT64, but got %s",
+                api, dtype_name(indices->view.dtype));
+  st = check_formats(
+      api, {{"self", self}, {"gradOutput", gradOutput}, {"gradInput", gradInput}},
+      {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}});
+  if (st) return st;
+  const bool nhwc = self->view.format == ACL_FORMAT_NHWC;
+  const Strided4 go = to_nchw(gradOutput->view, nhwc);
+  if (gradOutput->view.rank() != self->view.rank())
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput rank must equal self rank %d, but got %d",
+                api, self->view.rank(), gradOutput->view.rank());
+  const Geometry g = adaptive_geometry(self, go.h, go.w);
+  if ((st = check_sizes(api, g, self))) return st;
+  if (go.h < 1 || go.w < 1)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: gradOutput Hout and Wout must be >= 1, but got shape %s", api,
+                dims_str(gradOutput->view.dims).c_str());
+  if ((st = check_same_shape(api, "gradOutput", gradOutput, g.out_dims,
+                             "self with its H, W pooled")))
+    return st;
+  if ((st = check_same_shape(api, "indices", indices, gradOutput->view.dims,
+                             "the shape of gradOutput")))
+    return st;
+  if ((st = check_same_shape(api, "gradInput", gradInput, self->view.dims, "the shape of self")))
+    return st;
+  // CANN: H*W must fit the indices' int32 range, whatever their dtype.
+  if (g.h * g.w > INT32_MAX)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: H*W must be <= %d, but got %" PRId64, api, INT32_MAX,
+                g.h * g.w);
+  st =
+      check_data(api, {{"gradOutput", gradOutput}, {"indices", indices}, {"gradInput", gradInput}});
+  if (st) return st;
+  st = check_storage(api, {{"gradOutput", gradOutput, Role::kRead},
+                           {"self", self, Role::kShape},
+                           {"indices", indices, Role::kRead},
+                           {"gradInput", gradInput, Role::kWrite}});
+  if (st) return st;
+  Plan plan = backward_plan(g, gradOutput, to_nchw(indices->view, g.nhwc), indices->view.dtype,
+                            gradInput, api, false);
+  if (trace_info())
+    plan.trace = describe("gradOutput", gradOutput) + " " + describe("self", self) + " " +
+                 describe("indices", indices) + " " + describe("gradInput", gradInput) +
+                 format(" profile=%s", soc_name(current_soc()));
+  return make_executor(api, std::move(plan), workspaceSize, executor);
+}
+
+aclnnStatus aclnnAdaptiveMaxPool2dBackward(void *workspace, uint64_t workspaceSize,
+                                           aclOpExecutor *executor, aclrtStream stream) {
+  return run_executor(kBwd, workspace, workspaceSize, executor, stream);
+}
+
+}  // extern "C"

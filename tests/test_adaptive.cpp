@@ -1,0 +1,221 @@
+// aclnnAdaptiveMaxPool2d / aclnnAdaptiveMaxPool2dBackward: random cases against an independent
+// naive reference (overlapping bins, ties, NaN, 3-D, NHWC, strided views, float16/bfloat16, several
+// thread counts), CANN's sample, the validation rules and the product rules.
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "aclnnop/aclnn_adaptive_max_pool2d.h"
+#include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
+#include "poolgrad/poolgrad.h"
+#include "test_util.h"
+
+using namespace pgtest;
+
+namespace {
+
+const char *kFwd = "aclnnAdaptiveMaxPool2d";
+const char *kBwd = "aclnnAdaptiveMaxPool2dBackward";
+
+// Bin i of `out` over `in`: [floor(i*in/out), ceil((i+1)*in/out)), by exact rational comparison.
+void ref_bin(int64_t i, int64_t in, int64_t out, int64_t *s, int64_t *e) {
+  *s = 0;
+  while ((*s + 1) * out <= i * in) ++*s;
+  *e = *s;
+  while (*e * out < (i + 1) * in) ++*e;
+}
+
+struct Case {
+  int64_t n, c, h, w, ho, wo;
+  aclDataType dt = ACL_FLOAT;
+  bool rank3 = false, nhwc = false, strided = false;
+  int threads = 0;
+};
+
+std::vector<int64_t> dims(const Case &k, int64_t a, int64_t b) {
+  std::vector<int64_t> d =
+      k.nhwc ? std::vector<int64_t>{a, b, k.c} : std::vector<int64_t>{k.c, a, b};
+  if (!k.rank3) d.insert(d.begin(), k.n);
+  return d;
+}
+
+// View position of logical (n, c, y, x).
+int64_t vpos(const Case &k, int64_t hh, int64_t ww, int64_t n, int64_t c, int64_t y, int64_t x) {
+  const int64_t inner = k.nhwc ? (y * ww + x) * k.c + c : (c * hh + y) * ww + x;
+  return k.rank3 ? inner : n * k.c * hh * ww + inner;
+}
+
+HostTensor make(const Case &k, std::vector<int64_t> d, aclDataType dt, std::mt19937 &rng) {
+  const aclFormat f = k.nhwc ? ACL_FORMAT_NHWC : ACL_FORMAT_NCHW;
+  if (!k.strided) return HostTensor(d, dt, f);
+  std::vector<int> perm(d.size());
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int>(perm.size() - 1 - i);
+  return make_strided(d, perm, static_cast<int64_t>(rng() % 3), 1, dt, f);
+}
+
+void run_case(const Case &k, std::mt19937 &rng) {
+  SCOPED_TRACE(testing::Message() << "N=" << k.n << " C=" << k.c << " H=" << k.h << " W=" << k.w
+                                  << " out=" << k.ho << "x" << k.wo << " dt=" << k.dt
+                                  << " rank3=" << k.rank3 << " nhwc=" << k.nhwc
+                                  << " strided=" << k.strided << " threads=" << k.threads);
+  const int before = poolgradGetNumThreads();
+  if (k.threads) poolgradSetNumThreads(k.threads);
+  const int64_t planes = k.n * k.c;
+  HostTensor x = make(k, dims(k, k.h, k.w), k.dt, rng),
+             out = make(k, dims(k, k.ho, k.wo), k.dt, rng),
+             idx = make(k, dims(k, k.ho, k.wo), ACL_INT64, rng);
+  std::vector<float> xd(planes * k.h * k.w);
+  std::uniform_int_distribution<int> v(-4, 4);
+  for (int64_t pl = 0; pl < planes; ++pl)
+    for (int64_t i = 0; i < k.h * k.w; ++i) {
+      float val = rng() % 50 == 0 ? NAN : round_to(k.dt, static_cast<float>(v(rng)) / 2);
+      xd[pl * k.h * k.w + i] = val;
+      x.set(vpos(k, k.h, k.w, pl / k.c, pl % k.c, i / k.w, i % k.w), val);
+    }
+  IntArray os({k.ho, k.wo});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, out.t(), idx.t(), &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  ASSERT_EQ(aclnnAdaptiveMaxPool2d(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+  std::vector<int64_t> ridx(planes * k.ho * k.wo);
+  for (int64_t pl = 0; pl < planes; ++pl)
+    for (int64_t oh = 0; oh < k.ho; ++oh)
+      for (int64_t ow = 0; ow < k.wo; ++ow) {
+        int64_t hs, he, ws0, we;
+        ref_bin(oh, k.h, k.ho, &hs, &he);
+        ref_bin(ow, k.w, k.wo, &ws0, &we);
+        float best = -INFINITY;
+        int64_t bi = hs * k.w + ws0;
+        for (int64_t y = hs; y < he; ++y)
+          for (int64_t x0 = ws0; x0 < we; ++x0) {
+            const float val = xd[pl * k.h * k.w + y * k.w + x0];
+            if (val > best || std::isnan(val)) best = val, bi = y * k.w + x0;  // PyTorch's rule
+          }
+        const int64_t vp = vpos(k, k.ho, k.wo, pl / k.c, pl % k.c, oh, ow);
+        const float got = out.get(vp);
+        ASSERT_TRUE((std::isnan(best) && std::isnan(got)) || best == got)
+            << "plane " << pl << " (" << oh << "," << ow << ") want " << best << " got " << got;
+        ASSERT_EQ(idx.get_int(vp), bi) << "plane " << pl << " (" << oh << "," << ow << ")";
+        ridx[(pl * k.ho + oh) * k.wo + ow] = bi;
+      }
+  EXPECT_TRUE(out.outside_view_untouched());
+  EXPECT_TRUE(idx.outside_view_untouched());
+  // Backward (Ascend910B): the scatter-sum at the forward's indices, in (oh, ow) order.
+  Profile a2("Ascend910B");
+  HostTensor gy = make(k, dims(k, k.ho, k.wo), k.dt, rng),
+             gx = make(k, dims(k, k.h, k.w), k.dt, rng);
+  std::vector<float> want(planes * k.h * k.w, 0.0f);
+  std::normal_distribution<float> nd;
+  for (int64_t pl = 0; pl < planes; ++pl)
+    for (int64_t o = 0; o < k.ho * k.wo; ++o) {
+      const float g = round_to(k.dt, nd(rng));
+      gy.set(vpos(k, k.ho, k.wo, pl / k.c, pl % k.c, o / k.wo, o % k.wo), g);
+      want[pl * k.h * k.w + ridx[pl * k.ho * k.wo + o]] += g;
+    }
+  ASSERT_EQ(
+      aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), gx.t(), &ws, &ex),
+      ACLNN_SUCCESS)
+      << last_msg();
+  ASSERT_EQ(aclnnAdaptiveMaxPool2dBackward(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
+      << last_msg();
+  for (int64_t pl = 0; pl < planes; ++pl)
+    for (int64_t i = 0; i < k.h * k.w; ++i)
+      ASSERT_EQ(gx.get(vpos(k, k.h, k.w, pl / k.c, pl % k.c, i / k.w, i % k.w)),
+                round_to(k.dt, want[pl * k.h * k.w + i]))
+          << "gradInput plane " << pl << " pos " << i;
+  EXPECT_TRUE(gx.outside_view_untouched());
+  poolgradSetNumThreads(before);
+}
+
+TEST(AdaptiveMaxPool, RandomAgainstNaiveReference) {
+  std::mt19937 rng(16);
+  const Case fixed[] = {
+      {1, 1, 4, 4, 2, 2},                            // CANN's sample shape
+      {2, 3, 37, 37, 7, 7},                          // overlapping bins
+      {2, 4, 40, 40, 1, 1},                          // global max pool (CBAM)
+      {1, 2, 5, 7, 9, 11},                           // more outputs than inputs
+      {2, 20, 13, 9, 4, 3, ACL_FLOAT, false, true},  // NHWC
+      {1, 3, 11, 6, 5, 4, ACL_FLOAT16, true},        // rank 3
+      {2, 2, 9, 10, 4, 3, ACL_BF16, false, false, true, 3},
+  };
+  for (const Case &k : fixed) {
+    run_case(k, rng);
+    if (HasFatalFailure()) return;
+  }
+  const aclDataType dts[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+  for (int i = 0; i < 80; ++i) {
+    Case k{1 + static_cast<int64_t>(rng() % 2),  1 + static_cast<int64_t>(rng() % 4),
+           1 + static_cast<int64_t>(rng() % 15), 1 + static_cast<int64_t>(rng() % 15),
+           1 + static_cast<int64_t>(rng() % 8),  1 + static_cast<int64_t>(rng() % 8)};
+    k.dt = dts[rng() % 3];
+    k.rank3 = rng() % 4 == 0;
+    if (k.rank3) k.n = 1;
+    k.nhwc = rng() % 3 == 0;
+    k.strided = rng() % 3 == 0;
+    k.threads = 1 + static_cast<int>(rng() % 3);
+    run_case(k, rng);
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(AdaptiveMaxPool, CannSample) {
+  HostTensor x({1, 1, 4, 4}, ACL_FLOAT), out({1, 1, 2, 2}, ACL_FLOAT), idx({1, 1, 2, 2}, ACL_INT64);
+  for (int64_t i = 0; i < 16; ++i) x.set(i, static_cast<float>(i));
+  IntArray os({2, 2});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, out.t(), idx.t(), &ws, &ex),
+            ACLNN_SUCCESS);
+  ASSERT_EQ(aclnnAdaptiveMaxPool2d(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+  const int64_t want[] = {5, 7, 13, 15};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(out.get(i), static_cast<float>(want[i]));
+    EXPECT_EQ(idx.get_int(i), want[i]);
+  }
+}
+
+TEST(AdaptiveMaxPool, ValidationAndProducts) {
+  HostTensor x({2, 3, 8, 8}, ACL_FLOAT), out({2, 3, 2, 2}, ACL_FLOAT), idx({2, 3, 2, 2}, ACL_INT64),
+      i32({2, 3, 2, 2}, ACL_INT32), xd({2, 3, 8, 8}, ACL_DOUBLE), bad({2, 3, 3, 2}, ACL_FLOAT),
+      gy({2, 3, 2, 2}, ACL_FLOAT), gx({2, 3, 8, 8}, ACL_FLOAT);
+  IntArray os({2, 2}), os3({2, 2, 2}), os0({0, 2});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  EXPECT_STATUS_MSG(
+      aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), nullptr, out.t(), idx.t(), &ws, &ex),
+      ACLNN_ERR_PARAM_NULLPTR, kFwd, "outputSize");
+  EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dGetWorkspaceSize(xd.t(), os, out.t(), idx.t(), &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "DOUBLE, which CANN also takes");
+  EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, out.t(), i32.t(), &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "indicesOut dtype must be INT64");
+  EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os3, out.t(), idx.t(), &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "outputSize must have length 2");
+  EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os0, out.t(), idx.t(), &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "outputSize must be > 0");
+  EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, bad.t(), idx.t(), &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "outputOut shape must be [2,3,2,2]");
+  // The backward: Atlas A2/A3 only (ops-nn's documentation); indices INT32 or INT64, checked in
+  // phase 2 like every index.
+  EXPECT_STATUS_MSG(
+      aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), gx.t(), &ws, &ex),
+      ACLNN_ERR_RUNTIME_ERROR, kBwd, "not available on Ascend950");
+  Profile a2("Ascend910_93");
+  for (int64_t i = 0; i < i32.numel(); ++i) i32.set_int(i, i % 64);
+  i32.set_int(5, 64);
+  ASSERT_EQ(
+      aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(gy.t(), x.t(), i32.t(), gx.t(), &ws, &ex),
+      ACLNN_SUCCESS)
+      << last_msg();
+  EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dBackward(workspace(ws), ws, ex, nullptr),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "indices[0,1,0,1]=64");
+  EXPECT_TRUE(gx.guards_intact());
+  HostTensor gbad({2, 3, 8, 8}, ACL_FLOAT16);
+  EXPECT_STATUS_MSG(
+      aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), gbad.t(), &ws, &ex),
+      ACLNN_ERR_PARAM_INVALID, kBwd, "gradInput dtype must equal self dtype");
+}
+
+}  // namespace
