@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the six libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined) and runs each for
+# Builds the eight libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined) and runs each for
 # a bounded time on a copy of the seed corpus (fuzz/corpus/TARGET), plus the regression inputs.
 # Fails on any crash, leak or sanitizer report. Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]
 set -euo pipefail
@@ -11,7 +11,8 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$root/build-fuzz" -G Ninja -DCMAKE_BUI
 cmake --build "$root/build-fuzz"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for t in maxpool_forward maxpool_backward mask_forward mask_backward roi_forward roi_backward; do
+for t in maxpool_forward maxpool_backward mask_forward mask_backward adaptive_forward adaptive_backward \
+         roi_forward roi_backward; do
   mkdir -p "$work/$t"
   cp "$root/fuzz/corpus/$t/"* "$work/$t/"
   # Regression inputs found by earlier runs, for the targets they belong to.

@@ -113,6 +113,16 @@ def golden(args) -> int:
         poolgrad.set_product(args.product)
         outs = {"grad_input": poolgrad.max_pool2d_with_mask_backward(
             gy, x, mask, args.kernel, args.stride, args.padding, args.dilation, args.ceil)}
+    elif args.op == "adaptive-max-pool2d":
+        x, _ = load(args.input)
+        out, idx = poolgrad.adaptive_max_pool2d(x, args.output_size)
+        outs = {"out": out, "indices": idx}
+    elif args.op == "adaptive-max-pool2d-backward":
+        gy, _ = load(args.grad_output)
+        x, _ = load(args.input)
+        idx, _ = load(args.indices)
+        poolgrad.set_product(args.product)
+        outs = {"grad_input": poolgrad.adaptive_max_pool2d_backward(gy, x, idx)}
     elif args.op == "roi-pool":
         x, _ = load(args.input)
         rois, _ = load(args.rois)
@@ -186,10 +196,13 @@ def parser() -> argparse.ArgumentParser:
     g = sub.add_parser("golden", help="run an operator and write its outputs",
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
     g.add_argument("op", choices=["max-pool2d", "max-pool2d-backward", "max-pool2d-mask",
-                                  "max-pool2d-mask-backward", "roi-pool", "roi-pool-backward"],
+                                  "max-pool2d-mask-backward", "adaptive-max-pool2d",
+                                  "adaptive-max-pool2d-backward", "roi-pool", "roi-pool-backward"],
                    help="max-pool2d: aclnnMaxPool2dWithIndices; max-pool2d-backward: "
                         "aclnnMaxPool2dWithIndicesBackward; max-pool2d-mask(-backward): "
-                        "aclnnMaxPool2dWithMask(Backward) (A2/A3 products, int8 mask); roi-pool: "
+                        "aclnnMaxPool2dWithMask(Backward) (A2/A3 products, int8 mask); "
+                        "adaptive-max-pool2d(-backward): aclnnAdaptiveMaxPool2d(Backward) (the "
+                        "backward on A2/A3 products); roi-pool: "
                         "aclnnRoiPoolingWithArgMax; roi-pool-backward: aclnnRoiPoolingGradWithArgMax")
     g.add_argument("--input", help="x (.npy, or PATH:DTYPE:SHAPE for .bin); for max-pool2d-backward the "
                                    "forward input (only its shape and dtype are used)")
@@ -198,7 +211,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--rois", help="roi ops: (R, 5) rows (batch_index, x1, y1, x2, y2)")
     g.add_argument("--mask", help="max-pool2d-mask-backward: the forward's int8 mask")
     g.add_argument("--product", default="Ascend910B", choices=["Ascend910B", "Ascend910_93"],
-                   help="the Mask ops: the product profile (default Ascend910B)")
+                   help="the Mask ops and adaptive-max-pool2d-backward: the product profile "
+                        "(default Ascend910B)")
     g.add_argument("--argmax", help="roi-pool-backward: the forward's argmax (int32)")
     g.add_argument("--kernel", type=_ints, default=None, help="max pool: kernel size, k or kh,kw")
     g.add_argument("--stride", type=_ints, default=None, help="max pool: stride (default: the kernel)")
@@ -207,7 +221,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--ceil", action="store_true", help="max pool: ceil mode")
     g.add_argument("--index-dtype", choices=["int32", "int64"], default="int64",
                    help="max-pool2d: dtype of the indices written (default int64)")
-    g.add_argument("--output-size", type=_ints, default=None, help="roi-pool: pooled size, p or ph,pw")
+    g.add_argument("--output-size", type=_ints, default=None,
+                   help="roi-pool: pooled size, p or ph,pw; adaptive-max-pool2d: Hout,Wout")
     g.add_argument("--spatial-scale", type=_floats, default=1.0,
                    help="roi ops: spatial scale, s or sh,sw (default 1.0)")
     g.add_argument("--input-shape", type=_ints, default=None, help="roi-pool-backward: N,C,H,W of x")
@@ -230,6 +245,8 @@ REQUIRED = {
     "max-pool2d": ["input", "kernel"],
     "max-pool2d-backward": ["grad_output", "input", "indices", "kernel"],
     "max-pool2d-mask": ["input", "kernel"],
+    "adaptive-max-pool2d": ["input", "output_size"],
+    "adaptive-max-pool2d-backward": ["grad_output", "input", "indices"],
     "max-pool2d-mask-backward": ["grad_output", "input", "mask", "kernel"],
     "roi-pool": ["input", "rois", "output_size"],
     "roi-pool-backward": ["grad_output", "rois", "argmax", "input_shape"],

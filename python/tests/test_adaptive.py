@@ -58,3 +58,23 @@ def test_backward_refused_on_ascend950():
     with pytest.raises(poolgrad.PoolgradError) as e:
         poolgrad.adaptive_max_pool2d_backward(np.ones((1, 1, 2, 2), np.float32), x, idx)
     assert e.value.status == 361001
+
+
+def test_golden_cli(tmp_path):
+    import subprocess
+    import sys
+    x = np.random.default_rng(5).standard_normal((1, 2, 9, 9)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    run = [sys.executable, "-m", "poolgrad", "golden"]
+    r = subprocess.run(run + ["adaptive-max-pool2d", "--input", str(tmp_path / "x.npy"), "--output-size", "4,3",
+                              "--out-dir", str(tmp_path / "f")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    out, idx = np.load(tmp_path / "f" / "out.npy"), np.load(tmp_path / "f" / "indices.npy")
+    out_t, idx_t = torch.nn.functional.adaptive_max_pool2d(torch.from_numpy(x), (4, 3), return_indices=True)
+    assert np.array_equal(out, out_t.numpy()) and np.array_equal(idx, idx_t.numpy())
+    np.save(tmp_path / "gy.npy", np.ones((1, 2, 4, 3), np.float32))
+    r = subprocess.run(run + ["adaptive-max-pool2d-backward", "--input", str(tmp_path / "x.npy"), "--grad-output",
+                              str(tmp_path / "gy.npy"), "--indices", str(tmp_path / "f" / "indices.npy"),
+                              "--out-dir", str(tmp_path / "b")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert np.load(tmp_path / "b" / "grad_input.npy").sum() == 24
