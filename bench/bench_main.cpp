@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_adaptive_max_pool2d.h"
+#include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
@@ -158,7 +160,14 @@ Spec parse_spec(const std::string &spec) {
   return out;
 }
 
-bool load_workloads(const char *path, std::vector<MaxRow> *maxrows, std::vector<RoiRow> *roirows) {
+struct AdaptiveRow {
+  std::string id;
+  int64_t n, c, h, w, oh, ow;
+  aclDataType dt;
+};
+
+bool load_workloads(const char *path, std::vector<MaxRow> *maxrows, std::vector<RoiRow> *roirows,
+                    std::vector<AdaptiveRow> *adaptiverows) {
   std::ifstream in(path);
   if (!in) return false;
   std::string line;
@@ -182,6 +191,9 @@ bool load_workloads(const char *path, std::vector<MaxRow> *maxrows, std::vector<
     else if (kind == "roi")
       roirows->push_back({id, get("mb", 1), get("ic", 0), get("ih", 0), get("iw", 0), get("r", 0),
                           get("p", 1), static_cast<float>(sp.v["s"]), dt});
+    else if (kind == "adaptive")
+      adaptiverows->push_back({id, get("mb", 1), get("ic", 0), get("ih", 0), get("iw", 0),
+                               get("oh", 1), get("ow", 1), dt});
   }
   return true;
 }
@@ -243,6 +255,44 @@ void maxpool(benchmark::State &state, const MaxRow &r, bool backward, aclDataTyp
   state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
 }
 
+// Adaptive max pooling: phase 2 of the forward, or of the backward (Ascend910B, where CANN has it).
+void adaptive(benchmark::State &state, const AdaptiveRow &r, bool backward) {
+  std::mt19937 rng(0);
+  struct Product {
+    bool on;
+    explicit Product(bool b) : on(b) {
+      if (on) setenv("POOLGRAD_SOC", "Ascend910B", 1), aclInit(nullptr), aclFinalize();
+    }
+    ~Product() {
+      if (on) unsetenv("POOLGRAD_SOC"), aclInit(nullptr), aclFinalize();
+    }
+  } product(backward);
+  T x({r.n, r.c, r.h, r.w}, r.dt, ACL_FORMAT_NCHW),
+      out({r.n, r.c, r.oh, r.ow}, r.dt, ACL_FORMAT_NCHW),
+      idx({r.n, r.c, r.oh, r.ow}, ACL_INT64, ACL_FORMAT_NCHW),
+      gy({r.n, r.c, r.oh, r.ow}, r.dt, ACL_FORMAT_NCHW),
+      gx({r.n, r.c, r.h, r.w}, r.dt, ACL_FORMAT_NCHW);
+  x.fill_random(rng);
+  gy.fill_random(rng);
+  IA os({r.oh, r.ow});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t, os.a, out.t, idx.t, &ws, &ex);
+  aclnnAdaptiveMaxPool2d(workspace(ws), ws, ex, nullptr);
+  auto phase1 = [&](aclOpExecutor **e) {
+    return backward ? aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(gy.t, x.t, idx.t, gx.t, &ws, e)
+                    : aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t, os.a, out.t, idx.t, &ws, e);
+  };
+  auto phase2 = [&](aclOpExecutor *e) {
+    return backward ? aclnnAdaptiveMaxPool2dBackward(workspace(ws), ws, e, nullptr)
+                    : aclnnAdaptiveMaxPool2d(workspace(ws), ws, e, nullptr);
+  };
+  if (!time_phases(state, phase1, phase2, false)) return;
+  const size_t bytes = backward ? gy.buf->bytes + idx.buf->bytes + gx.buf->bytes
+                                : x.buf->bytes + out.buf->bytes + idx.buf->bytes;
+  state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
+}
+
 void roi(benchmark::State &state, const RoiRow &w, bool backward, bool with_phase1) {
   std::mt19937 rng(0);
   T x({w.n, w.c, w.h, w.w}, w.dt, ACL_FORMAT_ND), rois({w.r, 5}, w.dt, ACL_FORMAT_ND),
@@ -297,7 +347,8 @@ int main(int argc, char **argv) {
                                                        : POOLGRAD_WORKLOADS_FILE;
   std::vector<MaxRow> kMax;
   std::vector<RoiRow> kRoi;
-  if (!load_workloads(path, &kMax, &kRoi)) {
+  std::vector<AdaptiveRow> kAdaptive;
+  if (!load_workloads(path, &kMax, &kRoi, &kAdaptive)) {
     std::fprintf(stderr, "poolgrad_bench: cannot read the workload list %s\n", path);
     return 1;
   }
@@ -320,6 +371,13 @@ int main(int argc, char **argv) {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
+  for (const AdaptiveRow &r : kAdaptive)
+    for (bool backward : {true, false})
+      benchmark::RegisterBenchmark(
+          ((backward ? "adaptive_backward/" : "adaptive_forward/") + r.id + "/phase2").c_str(),
+          [r, backward](benchmark::State &s) { adaptive(s, r, backward); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
   for (const RoiRow &w : kRoi) {
     for (bool p1 : {false, true}) {
       const std::string ph = p1 ? "phase1+2" : "phase2";

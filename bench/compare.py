@@ -153,6 +153,38 @@ def run_mask(row, threads, reps, results, bw):
         ok(_ext.set_product("Ascend950"))
 
 
+def run_adaptive(row, threads, reps, results, bw):
+    """Adaptive max pooling against PyTorch's adaptive_max_pool2d and its backward (the backward
+    under the Ascend910B profile, where CANN documents it)."""
+    wid, shape, size, dtname = row
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(shape, generator=g).to(tdtype(dtname))
+    out, idx = torch.ops.aten.adaptive_max_pool2d(x, list(size))
+    o2, i2 = torch.empty_like(out), torch.empty_like(idx)
+    prep = _ext.prepare_adaptive_fwd(x, o2, i2, list(size))
+    peer_f, ms = paired(lambda: torch.ops.aten.adaptive_max_pool2d(x, list(size)), lambda: ok(prep.run()), reps)
+    b = nbytes(x, o2, i2)
+    results.append(dict(op="adaptive_forward", id=wid, threads=threads, dtype=dtname, index="int64",
+                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, ratio=peer_f / ms,
+                        gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                        max_abs_diff=0.0 if torch.equal(o2, out) and torch.equal(i2, idx) else float("nan")))
+    gy = torch.randn(out.shape, generator=g).to(x.dtype)
+    gx = torch.empty_like(x)
+    ok(_ext.set_product("Ascend910B"))
+    try:
+        prep = _ext.prepare_adaptive_bwd(gy, x, idx, gx)
+        peer = lambda: torch.ops.aten.adaptive_max_pool2d_backward(gy, x, idx)  # noqa: E731
+        ref = peer()
+        peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
+        b = nbytes(gy, idx, gx)
+        results.append(dict(op="adaptive_backward", id=wid, threads=threads, dtype=dtname, index="int64",
+                            kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, ratio=peer_ms / ms,
+                            gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                            max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
+    finally:
+        ok(_ext.set_product("Ascend950"))
+
+
 def make_rois(g, n, h, w, r, scale):
     img_h, img_w = h / scale, w / scale
     b = torch.randint(0, n, (r,), generator=g).float()
@@ -238,7 +270,8 @@ def render(results, bws, out_md, out_png):
              "same run with the same thread count.", ""]
     lines.append("Copy bandwidth: " + ", ".join(f"{t} thread(s) {bw:.1f} GB/s" for t, bw in sorted(bws.items())))
     lines.append("")
-    for op in ("maxpool_backward", "maxpool_forward", "roi_backward", "roi_forward"):
+    for op in ("maxpool_backward", "maxpool_forward", "adaptive_backward", "adaptive_forward", "roi_backward",
+               "roi_forward"):
         rows = [r for r in results if r["op"] == op]
         if not rows:
             continue
@@ -274,6 +307,8 @@ def render(results, bws, out_md, out_png):
         print("matplotlib missing: no plot")
         return
     ops = [op for op in ("maxpool_backward", "roi_backward") if any(r["op"] == op for r in results)]
+    if not ops:
+        return
     fig, axes = plt.subplots(len(ops), 1, figsize=(12, 4.5 * len(ops)), squeeze=False)
     for ax, op in zip(axes[:, 0], ops):
         rows = [r for r in results if r["op"] == op and r["threads"] == max(bws) and r["index"] in ("int32",)]
@@ -326,6 +361,12 @@ def main():
                 run_maxpool(row, t, args.reps, results, bws[t])
                 for r in results[-(2 if row[-1] else 3):]:
                     print(f"  {r['op']:17s} {r['id']:18s} {r['dtype']:8s} {r['index']}: poolgrad {r['poolgrad_ms']:8.3f} ms "
+                          f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
+        for row in workloads.ADAPTIVE:
+            if args.only is None or row[0] in args.only:
+                run_adaptive(row, t, args.reps, results, bws[t])
+                for r in results[-2:]:
+                    print(f"  {r['op']:17s} {r['id']:18s} {r['dtype']:8s}: poolgrad {r['poolgrad_ms']:8.3f} ms "
                           f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
         for row in workloads.ROI:
             if args.only is None or row[0] in args.only:

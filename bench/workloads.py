@@ -34,6 +34,9 @@ def parse(kind, wid, spec):
         a = _fields(parts[1], {"kh", "sh", "ph", "dh"})
         return (wid, shape, a["kh"], a["sh"], a.get("ph", 0), "ceil" in flags, a.get("dh", 1), dtype,
                 "nhwc" in flags, "mask" in flags)
+    if kind == "adaptive":
+        a = _fields(parts[1], {"oh", "ow"})
+        return (wid, shape, (a["oh"], a["ow"]), dtype)
     if kind == "roi":
         a = _fields(parts[1], {"r", "p", "s"})
         return (wid, shape, a["r"], a["p"], float(a["s"]), dtype)
@@ -41,7 +44,7 @@ def parse(kind, wid, spec):
 
 
 def load(path=FILE):
-    rows = {"maxpool": [], "roi": []}
+    rows = {"maxpool": [], "roi": [], "adaptive": []}
     for line in path.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
@@ -55,3 +58,5 @@ _ROWS = load()
 MAXPOOL = _ROWS["maxpool"]
 # id, (N, C, H, W), R, pooled, scale, dtype
 ROI = _ROWS["roi"]
+# id, (N, C, H, W), (Hout, Wout), dtype
+ADAPTIVE = _ROWS["adaptive"]

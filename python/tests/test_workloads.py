@@ -15,8 +15,9 @@ import workloads  # noqa: E402
 
 
 def test_rows_parse_and_ids_are_unique():
-    ids = [r[0] for r in workloads.MAXPOOL + workloads.ROI]
-    assert len(ids) == len(set(ids)) == 16
+    ids = [r[0] for r in workloads.MAXPOOL + workloads.ROI + workloads.ADAPTIVE]
+    assert len(ids) == len(set(ids)) == 18
+    assert ("adaptive-overlap", (16, 128, 37, 37), (7, 7), "float32") in workloads.ADAPTIVE
     assert ("resnet-stem", (32, 64, 112, 112), 3, 2, 1, False, 1, "float32", False, False) in workloads.MAXPOOL
     assert ("chw-single", (None, 256, 128, 128), 2, 2, 0, False, 1, "float32", False, False) in workloads.MAXPOOL
     assert ("mask-a2", (32, 64, 112, 112), 3, 2, 1, False, 1, "float16", False, True) in workloads.MAXPOOL
