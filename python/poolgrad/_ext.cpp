@@ -400,12 +400,14 @@ NB_MODULE(_ext, m) {
                                std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
     return new Prepared(mask_bwd_p1(gy, x, mask, gx, k, s, p, d, ceil), {gy, x, mask, gx});
   });
-  m.def("prepare_adaptive_fwd", [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> size) {
-    return new Prepared(adaptive_fwd_p1(x, out, idx, size), {x, out, idx});
-  });
-  m.def("prepare_adaptive_bwd", [](const Array &gy, const Array &x, const Array &idx, const Array &gx) {
-    return new Prepared(adaptive_bwd_p1(gy, x, idx, gx), {gy, x, idx, gx});
-  });
+  m.def("prepare_adaptive_fwd",
+        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> size) {
+          return new Prepared(adaptive_fwd_p1(x, out, idx, size), {x, out, idx});
+        });
+  m.def("prepare_adaptive_bwd",
+        [](const Array &gy, const Array &x, const Array &idx, const Array &gx) {
+          return new Prepared(adaptive_bwd_p1(gy, x, idx, gx), {gy, x, idx, gx});
+        });
   m.def("prepare_roi_fwd", [](const Array &x, const Array &rois, const Array &y,
                               const Array &argmax, int64_t ph, int64_t pw, float sh, float sw) {
     return new Prepared(roi_fwd_p1(x, rois, y, argmax, ph, pw, sh, sw), {x, rois, y, argmax});
