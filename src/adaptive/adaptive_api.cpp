@@ -105,20 +105,11 @@ aclnnStatus aclnnAdaptiveMaxPool2dGetWorkspaceSize(const aclTensor *self,
   st = check_same_shape(api, "indicesOut", indicesOut, outputOut->view.dims,
                         "the shape of outputOut");
   if (st) return st;
-  st = check_data(api, {{"self", self}, {"outputOut", outputOut}, {"indicesOut", indicesOut}});
-  if (st) return st;
-  st = check_storage(api, {{"self", self, Role::kRead},
-                           {"outputOut", outputOut, Role::kWrite},
-                           {"indicesOut", indicesOut, Role::kWrite}});
-  if (st) return st;
-  Plan plan = forward_plan(g, self, outputOut, to_nchw(indicesOut->view, g.nhwc), ACL_INT64,
-                           !view_is_non_overlapping(indicesOut->view), nullptr, false, choose);
-  if (trace_info())
-    plan.trace = describe("self", self) + " " + describe("outputOut", outputOut) + " " +
-                 describe("indicesOut", indicesOut) +
-                 format(" outputSize=[%" PRId64 ",%" PRId64 "] profile=%s", os[0], os[1],
-                        soc_name(current_soc()));
-  return make_executor(api, std::move(plan), workspaceSize, executor);
+  return finish_forward(api, g, self, "outputOut", outputOut, "indicesOut", indicesOut,
+                        to_nchw(indicesOut->view, g.nhwc), ACL_INT64, nullptr, false, choose,
+                        format("outputSize=[%" PRId64 ",%" PRId64 "] profile=%s", os[0], os[1],
+                               soc_name(current_soc())),
+                        workspaceSize, executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool2d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
@@ -179,21 +170,9 @@ aclnnStatus aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(
   if (g.h * g.w > INT32_MAX)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: H*W must be <= %d, but got %" PRId64, api, INT32_MAX,
                 g.h * g.w);
-  st =
-      check_data(api, {{"gradOutput", gradOutput}, {"indices", indices}, {"gradInput", gradInput}});
-  if (st) return st;
-  st = check_storage(api, {{"gradOutput", gradOutput, Role::kRead},
-                           {"self", self, Role::kShape},
-                           {"indices", indices, Role::kRead},
-                           {"gradInput", gradInput, Role::kWrite}});
-  if (st) return st;
-  Plan plan = backward_plan(g, gradOutput, to_nchw(indices->view, g.nhwc), indices->view.dtype,
-                            gradInput, api, false);
-  if (trace_info())
-    plan.trace = describe("gradOutput", gradOutput) + " " + describe("self", self) + " " +
-                 describe("indices", indices) + " " + describe("gradInput", gradInput) +
-                 format(" profile=%s", soc_name(current_soc()));
-  return make_executor(api, std::move(plan), workspaceSize, executor);
+  return finish_backward(api, g, gradOutput, self, indices, to_nchw(indices->view, g.nhwc),
+                         indices->view.dtype, gradInput, false,
+                         format("profile=%s", soc_name(current_soc())), workspaceSize, executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool2dBackward(void *workspace, uint64_t workspaceSize,

@@ -70,18 +70,10 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "%s: indices dtype INT32 requires H*W <= %d, but got H*W=%" PRId64 "; use INT64",
                 api, INT32_MAX, g.h * g.w);
-  if ((st = check_data(api, {{"self", self}, {"out", out}, {"indices", indices}}))) return st;
-  st = check_storage(api, {{"self", self, Role::kRead},
-                           {"out", out, Role::kWrite},
-                           {"indices", indices, Role::kWrite}});
-  if (st) return st;
-  // 6: an empty batch is a no-op.
-  Plan plan = forward_plan(g, self, out, to_nchw(indices->view, g.nhwc), indices->view.dtype,
-                           !view_is_non_overlapping(indices->view));
-  if (trace_info())
-    plan.trace = describe("self", self) + " " + describe("out", out) + " " +
-                 describe("indices", indices) + " " + attrs_trace(g.a);
-  return make_executor(api, std::move(plan), workspaceSize, executor);
+  // 6: an empty batch is a no-op (the plan has nothing to run).
+  return finish_forward(api, g, self, "out", out, "indices", indices,
+                        to_nchw(indices->view, g.nhwc), indices->view.dtype, nullptr, false,
+                        maxpool_forward_kernel, attrs_trace(g.a), workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithIndices(void *workspace, uint64_t workspaceSize,
@@ -143,21 +135,9 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
   if ((st = check_same_shape(api, "indices", indices, gradOutput->view.dims,
                              "the shape of gradOutput")))
     return st;
-  if ((st = check_data(
-           api, {{"gradOutput", gradOutput}, {"indices", indices}, {"gradInput", gradInput}})))
-    return st;
-  st = check_storage(api, {{"gradOutput", gradOutput, Role::kRead},
-                           {"self", self, Role::kShape},
-                           {"indices", indices, Role::kRead},
-                           {"gradInput", gradInput, Role::kWrite}});
-  if (st) return st;
-  Plan plan = backward_plan(g, gradOutput, to_nchw(indices->view, g.nhwc), indices->view.dtype,
-                            gradInput, kBwd, false);
-  if (trace_info())
-    plan.trace = describe("gradOutput", gradOutput) + " " + describe("self", self) + " " +
-                 describe("indices", indices) + " " + describe("gradInput", gradInput) + " " +
-                 attrs_trace(g.a);
-  return make_executor(api, std::move(plan), workspaceSize, executor);
+  return finish_backward(api, g, gradOutput, self, indices, to_nchw(indices->view, g.nhwc),
+                         indices->view.dtype, gradInput, false, attrs_trace(g.a), workspaceSize,
+                         executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithIndicesBackward(void *workspace, uint64_t workspaceSize,

@@ -195,4 +195,45 @@ Plan backward_plan(const Geometry &g, const aclTensor *grad_out, const Strided4 
   return plan;
 }
 
+aclnnStatus finish_forward(const char *api, const Geometry &g, const aclTensor *self,
+                           const char *out_name, const aclTensor *out, const char *idx_name,
+                           const aclTensor *indices, const Strided4 &ix, aclDataType idt,
+                           std::function<void()> after, bool ix_in_workspace, ForwardChooser choose,
+                           const std::string &trace_extra, uint64_t *workspace_size,
+                           aclOpExecutor **executor) {
+  aclnnStatus st = check_data(api, {{"self", self}, {out_name, out}, {idx_name, indices}});
+  if (st) return st;
+  st = check_storage(api, {{"self", self, Role::kRead},
+                           {out_name, out, Role::kWrite},
+                           {idx_name, indices, Role::kWrite}});
+  if (st) return st;
+  Plan plan = forward_plan(g, self, out, ix, idt, !view_is_non_overlapping(indices->view),
+                           std::move(after), ix_in_workspace, choose);
+  if (trace_info())
+    plan.trace = describe("self", self) + " " + describe(out_name, out) + " " +
+                 describe(idx_name, indices) + " " + trace_extra;
+  return make_executor(api, std::move(plan), workspace_size, executor);
+}
+
+aclnnStatus finish_backward(const char *api, const Geometry &g, const aclTensor *grad_out,
+                            const aclTensor *self, const aclTensor *indices, const Strided4 &ix,
+                            aclDataType idt, const aclTensor *grad_in, bool unit_window,
+                            const std::string &trace_extra, uint64_t *workspace_size,
+                            aclOpExecutor **executor) {
+  aclnnStatus st =
+      check_data(api, {{"gradOutput", grad_out}, {"indices", indices}, {"gradInput", grad_in}});
+  if (st) return st;
+  st = check_storage(api, {{"gradOutput", grad_out, Role::kRead},
+                           {"self", self, Role::kShape},
+                           {"indices", indices, Role::kRead},
+                           {"gradInput", grad_in, Role::kWrite}});
+  if (st) return st;
+  Plan plan = backward_plan(g, grad_out, ix, idt, grad_in, api, unit_window);
+  if (trace_info())
+    plan.trace = describe("gradOutput", grad_out) + " " + describe("self", self) + " " +
+                 describe("indices", indices) + " " + describe("gradInput", grad_in) + " " +
+                 trace_extra;
+  return make_executor(api, std::move(plan), workspace_size, executor);
+}
+
 }  // namespace poolgrad

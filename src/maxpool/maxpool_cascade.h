@@ -64,4 +64,19 @@ Plan forward_plan(const Geometry &g, const aclTensor *self, const aclTensor *out
 Plan backward_plan(const Geometry &g, const aclTensor *grad_out, const Strided4 &ix,
                    aclDataType idt, const aclTensor *grad_in, const char *api, bool unit_window);
 
+// The end of every max-pool-family phase 1 (the Indices, Mask and adaptive APIs): the data
+// addresses, the storage rules, the plan over the indices view `ix`, the trace (the tensors and
+// `trace_extra`) and the executor. out_name / idx_name: the API's names for its outputs.
+aclnnStatus finish_forward(const char *api, const Geometry &g, const aclTensor *self,
+                           const char *out_name, const aclTensor *out, const char *idx_name,
+                           const aclTensor *indices, const Strided4 &ix, aclDataType idt,
+                           std::function<void()> after, bool ix_in_workspace, ForwardChooser choose,
+                           const std::string &trace_extra, uint64_t *workspace_size,
+                           aclOpExecutor **executor);
+aclnnStatus finish_backward(const char *api, const Geometry &g, const aclTensor *grad_out,
+                            const aclTensor *self, const aclTensor *indices, const Strided4 &ix,
+                            aclDataType idt, const aclTensor *grad_in, bool unit_window,
+                            const std::string &trace_extra, uint64_t *workspace_size,
+                            aclOpExecutor **executor);
+
 }  // namespace poolgrad

@@ -132,11 +132,6 @@ aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(
   if (st) return st;
   if ((st = check_same_shape(api, "out", out, g.out_dims, "the pooled shape of self"))) return st;
   if ((st = check_mask(api, indices, g))) return st;
-  if ((st = check_data(api, {{"self", self}, {"out", out}, {"indices", indices}}))) return st;
-  st = check_storage(api, {{"self", self, Role::kRead},
-                           {"out", out, Role::kWrite},
-                           {"indices", indices, Role::kWrite}});
-  if (st) return st;
   // After the kernel: the rest of the buffer zero; for 1x1 windows (no room for int32 indices:
   // the kernel's indices go to the workspace) one bit per output, set: the maximum is at kernel
   // position 0 (docs/mask.md).
@@ -157,12 +152,9 @@ aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(
         row[t / 8] |= static_cast<unsigned char>(1u << (t % 8));
     }
   };
-  Plan plan =
-      forward_plan(g, self, out, mask_as_indices(indices, g), ACL_INT32, false, after, unit);
-  if (trace_info())
-    plan.trace = describe("self", self) + " " + describe("out", out) + " " +
-                 describe("indices", indices) + " " + attrs_trace(g.a) + " mask";
-  return make_executor(api, std::move(plan), workspaceSize, executor);
+  return finish_forward(api, g, self, "out", out, "indices", indices, mask_as_indices(indices, g),
+                        ACL_INT32, after, unit, maxpool_forward_kernel, attrs_trace(g.a) + " mask",
+                        workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithMask(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
@@ -201,21 +193,9 @@ aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
   st = check_same_shape(api, "gradOutput", gradOutput, g.out_dims, "the pooled shape of self");
   if (st) return st;
   if ((st = check_mask(api, indices, g))) return st;
-  st =
-      check_data(api, {{"gradOutput", gradOutput}, {"indices", indices}, {"gradInput", gradInput}});
-  if (st) return st;
-  st = check_storage(api, {{"gradOutput", gradOutput, Role::kRead},
-                           {"self", self, Role::kShape},
-                           {"indices", indices, Role::kRead},
-                           {"gradInput", gradInput, Role::kWrite}});
-  if (st) return st;
-  Plan plan = backward_plan(g, gradOutput, mask_as_indices(indices, g), ACL_INT32, gradInput, api,
-                            unit_window(g));
-  if (trace_info())
-    plan.trace = describe("gradOutput", gradOutput) + " " + describe("self", self) + " " +
-                 describe("indices", indices) + " " + describe("gradInput", gradInput) + " " +
-                 attrs_trace(g.a) + " mask";
-  return make_executor(api, std::move(plan), workspaceSize, executor);
+  return finish_backward(api, g, gradOutput, self, indices, mask_as_indices(indices, g), ACL_INT32,
+                         gradInput, unit_window(g), attrs_trace(g.a) + " mask", workspaceSize,
+                         executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithMaskBackward(void *workspace, uint64_t workspaceSize,
