@@ -124,6 +124,8 @@ std::string attrs_trace(const PoolAttrs &a) {
       a.kh, a.kw, a.sh, a.sw, a.ph, a.pw, a.dh, a.dw, a.ceil ? 1 : 0, soc_name(current_soc()));
 }
 
+namespace {
+
 Plan forward_plan(const Geometry &g, const aclTensor *self, const aclTensor *out,
                   const Strided4 &ix, aclDataType idt, bool ix_overlaps,
                   std::function<void()> after, bool ix_in_workspace, ForwardChooser choose) {
@@ -194,6 +196,8 @@ Plan backward_plan(const Geometry &g, const aclTensor *grad_out, const Strided4 
   };
   return plan;
 }
+
+}  // namespace
 
 aclnnStatus finish_forward(const char *api, const Geometry &g, const aclTensor *self,
                            const char *out_name, const aclTensor *out, const char *idx_name,

@@ -46,27 +46,20 @@ aclnnStatus check_profile_dilation(const char *api, const PoolAttrs &a, const Ma
 
 std::string attrs_trace(const PoolAttrs &a);
 
-// The forward's plan writing `ix` (indices of dtype idt; the Mask API passes its int32 view).
-// ix_in_workspace: ix is a dense scratch at the start of the workspace (its base is set at run
-// time; the Mask API's 1x1 windows, whose buffer has no room for indices). after: run after the
-// kernel (the Mask API writes the rest of its buffer).
-// choose: the operator's dispatch (default: the max-pool forward's table).
+// The forward's kernel choice for finish_forward: the operator's dispatch table.
 using ForwardChooser = const KernelRow<MaxPoolForwardKernel> &(*)(const MaxPoolParams &, Device,
                                                                   const Strided4 &,
                                                                   const Strided4 &,
                                                                   const Strided4 &);
-Plan forward_plan(const Geometry &g, const aclTensor *self, const aclTensor *out,
-                  const Strided4 &ix, aclDataType idt, bool ix_overlaps,
-                  std::function<void()> after = nullptr, bool ix_in_workspace = false,
-                  ForwardChooser choose = maxpool_forward_kernel);
-// The backward's plan reading `ix`; a bad index is 161002 from `api` naming its output position.
-// unit_window: 1x1 windows, whose single input element is fixed by the geometry (ix unread).
-Plan backward_plan(const Geometry &g, const aclTensor *grad_out, const Strided4 &ix,
-                   aclDataType idt, const aclTensor *grad_in, const char *api, bool unit_window);
 
 // The end of every max-pool-family phase 1 (the Indices, Mask and adaptive APIs): the data
 // addresses, the storage rules, the plan over the indices view `ix`, the trace (the tensors and
-// `trace_extra`) and the executor. out_name / idx_name: the API's names for its outputs.
+// `trace_extra`) and the executor. out_name / idx_name: the API's names for its outputs. ix: the
+// indices view the kernel writes or reads (the Mask API passes its int32 view of the mask).
+// ix_in_workspace: the forward's indices go to a dense scratch at the start of the workspace (the
+// Mask API's 1x1 windows, whose buffer has no room for them); after: run after the forward's
+// kernel (the Mask API writes the rest of its buffer). unit_window: 1x1 windows whose single
+// input element is fixed by the geometry (ix unread). A bad index is 161002 from `api`.
 aclnnStatus finish_forward(const char *api, const Geometry &g, const aclTensor *self,
                            const char *out_name, const aclTensor *out, const char *idx_name,
                            const aclTensor *indices, const Strided4 &ix, aclDataType idt,

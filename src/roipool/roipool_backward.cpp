@@ -109,11 +109,6 @@ void bwd_layout(Arena &a, const RoiParams &p, int64_t cb, float **acc, float **g
   *g = a.take<float>(checked_mul(4, p.ph * p.pw, &runs) ? runs : -1);
 }
 
-// The (ph, pw) grid of gradOutput and argmax is one contiguous run of ph*pw values.
-bool bwd_flat(const RoiParams &p, const Strided4 &gy, const Strided4 &am) {
-  return gy.sw == 1 && gy.sh == p.pw && am.sw == 1 && am.sh == p.pw;
-}
-
 void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order,
                     const int64_t *start, const Strided4 &am, const Strided4 &gx, int64_t cb,
                     int64_t ib, int64_t ie, bool nt, FirstError *err, Arena scratch) {
@@ -124,7 +119,7 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order
   const int64_t bins = p.ph * p.pw;
   float *acc, *g;
   bwd_layout(scratch, p, cb, &acc, &g);
-  const bool flat = bwd_flat(p, gy, am);
+  const bool flat = roi_backward_flat(p, gy, am);
   const bool wide = p.isa == Isa::kAvx2;
   (void)wide;  // only read on x86
   // Runs of 512 bytes or more (a 14x14 grid) are prefetched into L2 (prefetcht1), shorter ones into
@@ -259,8 +254,9 @@ void bwd_work_layout(Arena &a, const RoiParams &p, BwdWork *w) {
 
 }  // namespace
 
+// The (ph, pw) grid of gradOutput and argmax is one contiguous run of ph*pw values.
 bool roi_backward_flat(const RoiParams &p, const Strided4 &gy, const Strided4 &am) {
-  return bwd_flat(p, gy, am);
+  return gy.sw == 1 && gy.sh == p.pw && am.sw == 1 && am.sh == p.pw;
 }
 
 int64_t roi_backward_workspace(const RoiParams &p, const Strided4 &, const Strided4 &) {
