@@ -48,10 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     auto gy = fz::make(r, shape(ho, wo), r.pick(8) ? dt : fz::float_dtype(r), fmt);
     auto idx = fz::make(r, shape(ho, wo), idt, fmt);
     auto gx = fz::make(r, shape(h, w), dt, fmt);
-    if (gy->t)
-      for (int64_t i = 0; i < gy->fill_n(); ++i) gy->set_float(i, r.f32());
-    if (idx->t)
-      for (int64_t i = 0; i < idx->fill_n(); ++i) idx->set_int(i, fz::index_value(r, hw));
+    gy->fill_floats(r);
+    idx->fill_indices(r, hw);
     fz::run(
         [&](uint64_t *ws, aclOpExecutor **ex) {
           return aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(gy->t, x->t, idx->t, gx->t, ws, ex);
@@ -60,8 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           return aclnnAdaptiveMaxPool2dBackward(wsp, ws, ex, nullptr);
         });
   } else {
-    if (x->t)
-      for (int64_t i = 0; i < x->fill_n(); ++i) x->set_float(i, r.f32());
+    x->fill_floats(r);
     auto out = fz::make(r, shape(ho, wo), r.pick(8) ? dt : fz::float_dtype(r), fmt);
     auto idx = fz::make(r, shape(ho, wo), idt, fmt);
     fz::run(

@@ -101,6 +101,10 @@ struct Tensor {
       std::memcpy(q, &w, 4);
     }
   }
+  // Fill the view (or a broadcast view's one element) with fuzz-chosen values: floats, or
+  // indices into `hw` positions (index_value). A tensor that was not made (t null) is skipped.
+  void fill_floats(Reader &r);
+  void fill_indices(Reader &r, int64_t hw);
 };
 
 // The largest logical element count of the tensors made for the current input: phase 2 runs only
@@ -218,6 +222,15 @@ inline int64_t index_value(Reader &r, int64_t hw) {
     default:
       return hw > 0 ? r.u8() % hw : 0;
   }
+}
+
+inline void Tensor::fill_floats(Reader &r) {
+  if (t)
+    for (int64_t i = 0; i < fill_n(); ++i) set_float(i, r.f32());
+}
+inline void Tensor::fill_indices(Reader &r, int64_t hw) {
+  if (t)
+    for (int64_t i = 0; i < fill_n(); ++i) set_int(i, index_value(r, hw));
 }
 
 // Phase 1 then, if accepted, phase 2; a refused call must leave a message.

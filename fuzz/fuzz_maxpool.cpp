@@ -89,8 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     auto mask = fz::make(r, r.pick(8) ? mask_shape(shape(ho, wo), kk) : shape(ho, wo),
                          r.pick(10) ? ACL_INT8 : idt, fmt);
     auto gx = fz::make(r, shape(h, w), dt, fmt);
-    if (gy->t)
-      for (int64_t i = 0; i < gy->fill_n(); ++i) gy->set_float(i, r.f32());
+    gy->fill_floats(r);
     fill_mask(r, *mask, huge ? 0 : ho * wo * std::max<int64_t>(n, 1) * c, hw);
     fz::run(
         [&](uint64_t *ws, aclOpExecutor **ex) {
@@ -101,8 +100,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           return aclnnMaxPool2dWithMaskBackward(wsp, ws, ex, nullptr);
         });
   } else if (FUZZ_MASK) {
-    if (x->t)
-      for (int64_t i = 0; i < x->fill_n(); ++i) x->set_float(i, r.f32());
+    x->fill_floats(r);
     auto out = fz::make(r, shape(ho, wo), r.pick(8) ? dt : fz::float_dtype(r), fmt);
     auto mask = fz::make(r, r.pick(8) ? mask_shape(shape(ho, wo), kk) : shape(ho, wo),
                          r.pick(10) ? ACL_INT8 : idt, fmt);
@@ -118,10 +116,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     auto gy = fz::make(r, shape(ho, wo), r.pick(8) ? dt : fz::float_dtype(r), fmt);
     auto idx = fz::make(r, shape(ho, wo), idt, r.pick(8) ? fmt : fz::format(r));
     auto gx = fz::make(r, shape(h, w), dt, fmt);
-    if (gy->t)
-      for (int64_t i = 0; i < gy->fill_n(); ++i) gy->set_float(i, r.f32());
-    if (idx->t)
-      for (int64_t i = 0; i < idx->fill_n(); ++i) idx->set_int(i, fz::index_value(r, hw));
+    gy->fill_floats(r);
+    idx->fill_indices(r, hw);
     fz::run(
         [&](uint64_t *ws, aclOpExecutor **ex) {
           return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy->t, x->t, idx->t, ka, sa, pa,
@@ -131,8 +127,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           return aclnnMaxPool2dWithIndicesBackward(wsp, ws, ex, nullptr);
         });
   } else {
-    if (x->t)
-      for (int64_t i = 0; i < x->fill_n(); ++i) x->set_float(i, r.f32());
+    x->fill_floats(r);
     auto out = fz::make(r, shape(ho, wo), r.pick(8) ? dt : fz::float_dtype(r), fmt);
     auto idx = fz::make(r, shape(ho, wo), idt, fmt);
     fz::run(

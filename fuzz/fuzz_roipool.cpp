@@ -41,10 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     auto am = fz::make(r, dims4(ry, c, ph < 0 ? 0 : ph, pw < 0 ? 0 : pw),
                        r.pick(10) ? ACL_INT32 : ACL_INT64, fmt);
     auto gx = fz::make(r, dims4(n, c, h, w), r.pick(10) ? dt : ACL_FLOAT, fmt);
-    if (gy->t)
-      for (int64_t i = 0; i < gy->fill_n(); ++i) gy->set_float(i, r.f32());
-    if (am->t)
-      for (int64_t i = 0; i < am->fill_n(); ++i) am->set_int(i, fz::index_value(r, h * w));
+    gy->fill_floats(r);
+    am->fill_indices(r, h * w);
     const int64_t qh = r.pick(10) ? ph : ph + 1;
     fz::run(
         [&](uint64_t *ws, aclOpExecutor **ex) {
@@ -56,8 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         });
   } else {
     auto x = fz::make(r, dims4(n, c, h, w), dt, fmt);
-    if (x->t)
-      for (int64_t i = 0; i < x->fill_n(); ++i) x->set_float(i, r.f32());
+    x->fill_floats(r);
     auto y = fz::make(r, dims4(ry, c, ph < 0 ? 0 : ph, pw < 0 ? 0 : pw),
                       r.pick(10) ? dt : ACL_FLOAT, fmt);
     auto am = fz::make(r, dims4(ry, c, ph < 0 ? 0 : ph, pw < 0 ? 0 : pw), ACL_INT32, fmt);
