@@ -88,6 +88,13 @@ def _dtype_name(a) -> str:
     return s.replace("torch.", "")
 
 
+def _float_dtype(a, allowed=("float32", "float16", "bfloat16")) -> str:
+    """The dtype of a float result computed from `a`: a's own where the operator takes it, else
+    float32 (the library itself then refuses an unsupported dtype of `a`, naming the parameter)."""
+    dt = _dtype_name(a)
+    return dt if dt in allowed else "float32"
+
+
 def _is_channels_last(a) -> bool:
     if not _is_torch(a) or a.dim() != 4:
         return False
@@ -105,6 +112,12 @@ def _pair(v, name: str, allow_none: bool = False):
     except TypeError:
         raise PoolgradError(ACLNN_ERR_PARAM_INVALID, f"{name} must be an int or a sequence of ints, but got {v!r}")
     return vals
+
+
+def _pool_attrs(kernel_size, stride, padding, dilation):
+    """The max-pool attributes as the lists the library takes (stride None: the kernel size)."""
+    return (_pair(kernel_size, "kernel_size"), _pair(stride, "stride", allow_none=True),
+            _pair(padding, "padding"), _pair(dilation, "dilation"))
 
 
 def _call(fn, *args):
@@ -135,14 +148,12 @@ def max_pool2d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1, 
     """Max pooling with argmax indices (flat h*W + w in each plane), like
     torch.nn.functional.max_pool2d(..., return_indices=True). x: (N, C, H, W) or (C, H, W)."""
     x = _check_array(x, "x")
-    k, s = _pair(kernel_size, "kernel_size"), _pair(stride, "stride", allow_none=True)
-    p, d = _pair(padding, "padding"), _pair(dilation, "dilation")
+    k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
     if index_dtype not in ("int32", "int64"):
         raise PoolgradError(ACLNN_ERR_PARAM_INVALID, f"index_dtype must be 'int32' or 'int64', but got {index_dtype!r}")
     shape = _pool_out_shape(x, k, s, p, d, bool(ceil_mode))
     cl = _is_channels_last(x)
-    dt = _dtype_name(x)
-    out = _empty_like_lib(x, shape, dt if dt in ("float32", "float16", "bfloat16") else "float32", cl)
+    out = _empty_like_lib(x, shape, _float_dtype(x), cl)
     idx = _empty_like_lib(x, shape, index_dtype, cl)
     _call(_ext.max_pool2d_fwd, x, out, idx, k, s, p, d, bool(ceil_mode))
     return out, idx
@@ -154,11 +165,8 @@ def max_pool2d_with_indices_backward(grad_output, x, indices, kernel_size, strid
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
-    k, s = _pair(kernel_size, "kernel_size"), _pair(stride, "stride", allow_none=True)
-    p, d = _pair(padding, "padding"), _pair(dilation, "dilation")
-    dt = _dtype_name(x)
-    gx = _empty_like_lib(grad_output, list(x.shape), dt if dt in ("float32", "float16", "bfloat16") else "float32",
-                         _is_channels_last(x))
+    k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
+    gx = _empty_like_lib(grad_output, list(x.shape), _float_dtype(x), _is_channels_last(x))
     _call(_ext.max_pool2d_bwd, grad_output, x, indices, gx, k, s, p, d, bool(ceil_mode))
     return gx
 
@@ -177,11 +185,8 @@ def max_pool2d_with_mask(x, kernel_size, stride=None, padding=0, dilation=1, cei
     """aclnnMaxPool2dWithMask (Ascend910B / Ascend910_93 profiles, see set_product): (out, mask),
     the mask an int8 array of CANN's shape holding the int32 flat indices (docs/mask.md)."""
     x = _check_array(x, "x")
-    k, s = _pair(kernel_size, "kernel_size"), _pair(stride, "stride", allow_none=True)
-    p, d = _pair(padding, "padding"), _pair(dilation, "dilation")
-    dt = _dtype_name(x)
-    out = _empty_like_lib(x, _pool_out_shape(x, k, s, p, d, bool(ceil_mode)),
-                          dt if dt in ("float32", "float16", "bfloat16") else "float32")
+    k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
+    out = _empty_like_lib(x, _pool_out_shape(x, k, s, p, d, bool(ceil_mode)), _float_dtype(x))
     mask = _empty_like_lib(x, _mask_shape(x, k, s, p, d, bool(ceil_mode)), "int8")
     _call(_ext.mask_fwd, x, out, mask, k, s, p, d, bool(ceil_mode))
     return out, mask
@@ -193,10 +198,8 @@ def max_pool2d_with_mask_backward(grad_output, x, mask, kernel_size, stride=None
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     mask = _check_array(mask, "mask")
-    k, s = _pair(kernel_size, "kernel_size"), _pair(stride, "stride", allow_none=True)
-    p, d = _pair(padding, "padding"), _pair(dilation, "dilation")
-    dt = _dtype_name(x)
-    gx = _empty_like_lib(grad_output, list(x.shape), dt if dt in ("float32", "float16", "bfloat16") else "float32")
+    k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
+    gx = _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
     _call(_ext.mask_bwd, grad_output, x, mask, gx, k, s, p, d, bool(ceil_mode))
     return gx
 
@@ -212,8 +215,7 @@ def adaptive_max_pool2d(x, output_size):
     shape = list(x.shape)
     if len(shape) in (3, 4) and len(size) == 2:
         shape[-2], shape[-1] = max(size[0], 1), max(size[1], 1)
-    dt = _dtype_name(x)
-    out = _empty_like_lib(x, shape, dt if dt in ("float32", "float16", "bfloat16") else "float32")
+    out = _empty_like_lib(x, shape, _float_dtype(x))
     idx = _empty_like_lib(x, shape, "int64")
     _call(_ext.adaptive_fwd, x, out, idx, size)
     return out, idx
@@ -225,8 +227,7 @@ def adaptive_max_pool2d_backward(grad_output, x, indices):
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
-    dt = _dtype_name(x)
-    gx = _empty_like_lib(grad_output, list(x.shape), dt if dt in ("float32", "float16", "bfloat16") else "float32")
+    gx = _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
     _call(_ext.adaptive_bwd, grad_output, x, indices, gx)
     return gx
 
@@ -254,8 +255,7 @@ def roi_pool_with_argmax(x, rois, output_size, spatial_scale):
     r = rois.shape[0] if len(rois.shape) >= 1 else 0
     c = x.shape[1] if len(x.shape) >= 2 else 0
     shape = [r, c, max(ph, 0), max(pw, 0)]
-    dt = _dtype_name(x)
-    y = _empty_like_lib(x, shape, dt if dt in ("float32", "float16") else "float32")
+    y = _empty_like_lib(x, shape, _float_dtype(x, ("float32", "float16")))
     argmax = _empty_like_lib(x, shape, "int32")
     _call(_ext.roi_fwd, x, rois, y, argmax, ph, pw, sh, sw)
     return y, argmax
@@ -269,8 +269,7 @@ def roi_pool_with_argmax_backward(grad_output, rois, argmax, input_shape, spatia
     argmax = _check_array(argmax, "argmax")
     shape = [int(v) for v in input_shape]
     _scales(spatial_scale)
-    dt = _dtype_name(grad_output)
-    gx = _empty_like_lib(grad_output, shape, dt if dt in ("float32", "float16") else "float32")
+    gx = _empty_like_lib(grad_output, shape, _float_dtype(grad_output, ("float32", "float16")))
     gs = list(grad_output.shape)
     ph, pw = (gs[2], gs[3]) if len(gs) == 4 else (0, 0)
     _call(_ext.roi_bwd, grad_output, gx, rois, argmax, ph, pw, float(_scales(spatial_scale)[0]))
