@@ -188,7 +188,7 @@ TEST(AdaptiveMaxPool, ValidationAndProducts) {
       aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), nullptr, out.t(), idx.t(), &ws, &ex),
       ACLNN_ERR_PARAM_NULLPTR, kFwd, "outputSize");
   EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dGetWorkspaceSize(xd.t(), os, out.t(), idx.t(), &ws, &ex),
-                    ACLNN_ERR_PARAM_INVALID, kFwd, "DOUBLE, which CANN also takes");
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "DOUBLE, which CANN takes");
   EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, out.t(), i32.t(), &ws, &ex),
                     ACLNN_ERR_PARAM_INVALID, kFwd, "indicesOut dtype must be INT64");
   EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os3, out.t(), idx.t(), &ws, &ex),

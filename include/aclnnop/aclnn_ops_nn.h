@@ -4,7 +4,11 @@
 
 #include "aclnn_adaptive_max_pool2d.h"
 #include "aclnn_adaptive_max_pool2d_backward.h"
+#include "aclnn_adaptive_max_pool3d.h"
+#include "aclnn_adaptive_max_pool3d_backward.h"
 #include "aclnn_max_pool2d_with_indices.h"
 #include "aclnn_max_pool2d_with_indices_backward.h"
+#include "aclnn_max_pool3d_with_argmax.h"
+#include "aclnn_max_pool3d_with_argmax_backward.h"
 
 #endif

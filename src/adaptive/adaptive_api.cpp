@@ -23,15 +23,6 @@ aclnnStatus unavailable(const char *api) {
               soc_name(current_soc()));
 }
 
-aclnnStatus check_dtype(const char *api, const char *name, const aclTensor *t) {
-  if (!is_pool_dtype(t->view.dtype))
-    return fail(ACLNN_ERR_PARAM_INVALID,
-                "%s: %s dtype must be FLOAT, FLOAT16 or BF16, but got %s (DOUBLE, which CANN also "
-                "takes, is not supported by poolgrad)",
-                api, name, dtype_name(t->view.dtype));
-  return ACLNN_SUCCESS;
-}
-
 // self's geometry for output size (ho, wo); the output shape in self's layout.
 Geometry adaptive_geometry(const aclTensor *self, int64_t ho, int64_t wo) {
   Geometry g;
@@ -81,10 +72,8 @@ aclnnStatus aclnnAdaptiveMaxPool2dGetWorkspaceSize(const aclTensor *self,
   st = check_element_bound(api,
                            {{"self", self}, {"outputOut", outputOut}, {"indicesOut", indicesOut}});
   if (st) return st;
-  if ((st = check_dtype(api, "self", self))) return st;
-  if (outputOut->view.dtype != self->view.dtype)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: outputOut dtype must equal self dtype %s, but got %s",
-                api, dtype_name(self->view.dtype), dtype_name(outputOut->view.dtype));
+  if ((st = check_pool_dtype(api, "self", self))) return st;
+  if ((st = check_dtype_as_self(api, "outputOut", outputOut, self))) return st;
   if (indicesOut->view.dtype != ACL_INT64)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: indicesOut dtype must be INT64, but got %s", api,
                 dtype_name(indicesOut->view.dtype));
@@ -135,11 +124,9 @@ aclnnStatus aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(
   if (st) return st;
   for (const Named &t :
        {Named{"gradOutput", gradOutput}, Named{"self", self}, Named{"gradInput", gradInput}})
-    if ((st = check_dtype(api, t.name, t.t))) return st;
+    if ((st = check_pool_dtype(api, t.name, t.t))) return st;
   for (const Named &t : {Named{"gradOutput", gradOutput}, Named{"gradInput", gradInput}})
-    if (t.t->view.dtype != self->view.dtype)
-      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype must equal self dtype %s, but got %s", api,
-                  t.name, dtype_name(self->view.dtype), dtype_name(t.t->view.dtype));
+    if ((st = check_dtype_as_self(api, t.name, t.t, self))) return st;
   if (indices->view.dtype != ACL_INT32 && indices->view.dtype != ACL_INT64)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT32 or INT64, but got %s",
                 api, dtype_name(indices->view.dtype));

@@ -56,7 +56,7 @@ class Arena {
   Slices take_slices(int count, int64_t each) {
     Slices s;
     int64_t stride;
-    if (!checked_add(each, 63, &stride)) {
+    if (each < 0 || !checked_add(each, 63, &stride)) {  // each < 0: its layout overflowed
       overflow_ = true;
       return s;
     }

@@ -33,6 +33,34 @@ Strided4 to_nchw(const View &v, bool nhwc) {
   return t;
 }
 
+Strided5 to_ncdhw(const View &v, bool channels_last) {
+  Strided5 t;
+  t.base = static_cast<char *>(v.data) + (v.data ? v.offset * dtype_size(v.dtype) : 0);
+  const int off = v.rank() == 5 ? 1 : 0;  // position of the first non-batch dim
+  if (off) {
+    t.n = v.dims[0];
+    t.sn = v.strides[0];
+  }
+  const int ic = channels_last ? off + 3 : off, id = channels_last ? off : off + 1;
+  t.c = v.dims[ic];
+  t.sc = v.strides[ic];
+  t.d = v.dims[id];
+  t.sd = v.strides[id];
+  t.h = v.dims[id + 1];
+  t.sh = v.strides[id + 1];
+  t.w = v.dims[id + 2];
+  t.sw = v.strides[id + 2];
+  return t;
+}
+
+Strided5 as_volume(const Strided4 &t) {
+  Strided5 v;
+  v.base = t.base;
+  v.n = t.n, v.c = t.c, v.h = t.h, v.w = t.w;
+  v.sn = t.sn, v.sc = t.sc, v.sh = t.sh, v.sw = t.sw;
+  return v;
+}
+
 std::string dims_str(const std::vector<int64_t> &d) {
   std::string s = "[";
   for (size_t i = 0; i < d.size(); ++i) {

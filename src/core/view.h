@@ -39,6 +39,17 @@ struct Strided4 {
 };
 Strided4 to_nchw(const View &v, bool nhwc);
 
+// A rank-4/5 view seen as (N, C, D, H, W) with element strides; rank 4 gets N = 1. With
+// channels_last the view's dims are read as (N, D, H, W, C) / (D, H, W, C).
+struct Strided5 {
+  char *base = nullptr;
+  int64_t n = 1, c = 1, d = 1, h = 1, w = 1;
+  int64_t sn = 0, sc = 0, sd = 0, sh = 0, sw = 0;
+};
+Strided5 to_ncdhw(const View &v, bool channels_last);
+// A 2-D (N, C, H, W) view as a volume of depth 1.
+Strided5 as_volume(const Strided4 &t);
+
 std::string dims_str(const std::vector<int64_t> &d);
 // True when no two elements of the view can share storage (a sufficient test).
 bool view_is_non_overlapping(const View &v);

@@ -11,6 +11,23 @@ bool is_pool_dtype(aclDataType t) {
   return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16;
 }
 
+aclnnStatus check_pool_dtype(const char *api, const char *name, const aclTensor *t) {
+  if (!is_pool_dtype(t->view.dtype))
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: %s dtype must be FLOAT, FLOAT16 or BF16, but got %s (DOUBLE, which CANN takes "
+                "for some of these operators, is not supported by poolgrad)",
+                api, name, dtype_name(t->view.dtype));
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus check_dtype_as_self(const char *api, const char *name, const aclTensor *t,
+                                const aclTensor *self) {
+  if (t->view.dtype != self->view.dtype)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype must equal self dtype %s, but got %s", api,
+                name, dtype_name(self->view.dtype), dtype_name(t->view.dtype));
+  return ACLNN_SUCCESS;
+}
+
 aclnnStatus check_formats(const char *api, std::initializer_list<Named> same_format,
                           std::initializer_list<Named> all) {
   for (const Named &x : all)

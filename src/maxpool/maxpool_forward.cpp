@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "../core/simd.h"
+#include "../core/vec.h"
 #include "maxpool_common.h"
 
 namespace poolgrad {
@@ -18,34 +19,6 @@ namespace poolgrad {
 namespace {
 
 using namespace maxpool_detail;
-
-typedef float f8 __attribute__((vector_size(32)));
-typedef int32_t i8 __attribute__((vector_size(32)));
-
-#define LOADF8(dst, ptr) std::memcpy(&(dst), (ptr), sizeof(f8))
-// The forward's vector code (GCC vector extensions) is one body compiled twice: inlined into an
-// AVX2 wrapper and into a portable one (POOLGRAD_FOR_ISA below); the plan's ISA picks the wrapper.
-#define POOLGRAD_BODY __attribute__((always_inline)) inline
-#if defined(__x86_64__) || defined(__i386__)
-#define POOLGRAD_FOR_ISA(name, params, args)                     \
-  __attribute__((target("avx2,f16c"))) void name##_avx2 params { \
-    name##_body args;                                            \
-  }                                                              \
-  void name##_portable params {                                  \
-    name##_body args;                                            \
-  }                                                              \
-  void name params {                                             \
-    if (p.isa == Isa::kAvx2)                                     \
-      name##_avx2 args;                                          \
-    else                                                         \
-      name##_portable args;                                      \
-  }
-#else
-#define POOLGRAD_FOR_ISA(name, params, args) \
-  void name params {                         \
-    name##_body args;                        \
-  }
-#endif
 
 // One step of the window scan for 8 lanes: the first tap initialises, later taps replace the
 // running maximum when larger or NaN (first maximum wins, the last NaN wins).

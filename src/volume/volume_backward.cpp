@@ -1,0 +1,112 @@
+// The volume backward (3-D max pooling and adaptive max pooling 3-D): per (n, c) volume, a float32
+// accumulator (the thread's scratch) is zeroed, gradOutput is scattered into it through the stored
+// indices in (od, oh, ow) order (PyTorch's CPU order: float32 sums are bitwise equal), and it is
+// written out once, rounded to the dtype. Each volume belongs to one thread, so the bits do not
+// depend on the thread count.
+#include <cstring>
+#include <new>
+
+#include "../core/scatter.h"
+#include "../core/simd.h"
+#include "volume_kernels.h"
+
+namespace poolgrad {
+
+namespace {
+
+inline char *at(const Strided5 &t, int64_t esz, int64_t n, int64_t c, int64_t d, int64_t h,
+                int64_t w) {
+  return t.base + (n * t.sn + c * t.sc + d * t.sd + h * t.sh + w * t.sw) * esz;
+}
+
+bool reads_in_place(const VolumeParams &p, const Strided5 &gy) {
+  return p.dtype == ACL_FLOAT && gy.sw == 1;
+}
+
+void layout(Arena &a, const VolumeParams &p, bool in_place, float **acc, float **grow) {
+  *acc = a.take<float>(p.volume());
+  *grow = a.take<float>(in_place ? 0 : p.ax[2].out);
+}
+
+int64_t part_bytes(const VolumeParams &p, bool in_place) {
+  return layout_bytes([&](Arena &a) {
+    float *acc, *grow;
+    layout(a, p, in_place, &acc, &grow);
+  });
+}
+
+void backward_range(const VolumeParams &p, const Strided5 &gy, const Strided5 &idx,
+                    const Strided5 &gx, int64_t b, int64_t e, Arena arena, FirstError *err) {
+  const bool in_place = reads_in_place(p, gy);
+  float *acc, *grow;
+  layout(arena, p, in_place, &acc, &grow);
+  const int64_t D = p.ax[0].in, H = p.ax[1].in, W = p.ax[2].in, dhw = p.volume();
+  const int64_t dout = p.ax[0].out, hout = p.ax[1].out, wout = p.ax[2].out;
+  const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
+  // Streaming stores pay off for volumes of some size (the max-pool backward's measurement).
+  const bool nt = !p.serial && dhw * esz >= 8192;
+  const bool dense = gx.sw == 1 && gx.sh == W && gx.sd == H * W;
+  for (int64_t v = b; v < e; ++v) {
+    const int64_t n = v / p.c, c = v % p.c;
+    std::memset(acc, 0, static_cast<size_t>(dhw) * 4);
+    for (int64_t od = 0; od < dout; ++od)
+      for (int64_t oh = 0; oh < hout; ++oh) {
+        const char *g = at(gy, esz, n, c, od, oh, 0);
+        if (!in_place) row_to_f32(p.isa, p.dtype, g, gy.sw, wout, grow);
+        const float *gr = in_place ? reinterpret_cast<const float *>(g) : grow;
+        const char *ix = at(idx, isz, n, c, od, oh, 0);
+        const int64_t pos0 = ((v * dout + od) * hout + oh) * wout;
+        if (p.index_dtype == ACL_INT32)
+          scatter_checked(acc, gr, reinterpret_cast<const int32_t *>(ix), idx.sw, wout, dhw, pos0,
+                          err);
+        else
+          scatter_checked(acc, gr, reinterpret_cast<const int64_t *>(ix), idx.sw, wout, dhw, pos0,
+                          err);
+      }
+    if (dense) {
+      row_from_f32(p.isa, p.dtype, acc, at(gx, esz, n, c, 0, 0, 0), 1, dhw, nt);
+    } else {
+      for (int64_t d = 0; d < D; ++d)
+        for (int64_t h = 0; h < H; ++h)
+          row_from_f32(p.isa, p.dtype, acc + (d * H + h) * W, at(gx, esz, n, c, d, h, 0), gx.sw, W,
+                       nt && gx.sw == 1);
+    }
+  }
+  if (nt) stream_fence();
+}
+
+}  // namespace
+
+int64_t volume_backward_workspace(const VolumeParams &p, const Strided5 &gy) {
+  Arena count;
+  count.take<FirstError>(p.threads);
+  count.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, reads_in_place(p, gy)));
+  return count.used();
+}
+
+BadVolumeIndex volume_backward(const VolumeParams &p, const Strided5 &gy, const Strided5 &idx,
+                               const Strided5 &gx, void *workspace) {
+  Arena ws(workspace, volume_backward_workspace(p, gy));
+  FirstError *const found = ws.take<FirstError>(p.threads);
+  for (int t = 0; t < p.threads; ++t) new (&found[t]) FirstError();
+  const Arena::Slices sl =
+      ws.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, reads_in_place(p, gy)));
+  auto run = [&](int part, int64_t b, int64_t e) {
+    backward_range(p, gy, idx, gx, b, e, sl.slice(part), &found[part]);
+  };
+  parallel_for(p.n * p.c, run, p.threads);
+  FirstError first;
+  for (int t = 0; t < p.threads; ++t) first.merge(found[t]);
+  BadVolumeIndex bad;
+  if (first.pos >= 0) {  // the flat position in (volume, od, oh, ow) order
+    const int64_t wout = p.ax[2].out, hout = p.ax[1].out, dout = p.ax[0].out;
+    bad.vol = first.pos / (dout * hout * wout);
+    bad.od = first.pos / (hout * wout) % dout;
+    bad.oh = first.pos / wout % hout;
+    bad.ow = first.pos % wout;
+    bad.value = first.value;
+  }
+  return bad;
+}
+
+}  // namespace poolgrad

@@ -1,0 +1,223 @@
+// The volume forward (3-D max pooling and adaptive max pooling, 2-D and 3-D).
+//
+// Per (n, c) volume and output row (od, oh), two steps:
+//  A. the window's (d, h) input rows are combined column by column, 8 columns at a time with
+//     vector compares and blends, in (d, h) order: each column keeps its maximum and the ordinal
+//     m of the row it came from (first maximum, last NaN, as a sequential scan does);
+//  B. each output column combines the columns of its W window. Scanning in (d, h, w) order
+//     means: among equal maxima the smallest (m, w) wins, among NaNs the largest, NaN beats any
+//     number; B applies that rule directly, so A's column-first order gives PyTorch's bits.
+// Rows are read in place when they are float32 with unit stride, else the volume is converted to
+// float32 once (the thread's scratch).
+#include <cstring>
+#include <limits>
+
+#include "../core/simd.h"
+#include "../core/vec.h"
+#include "../maxpool/maxpool_common.h"
+#include "volume_kernels.h"
+
+namespace poolgrad {
+
+void axis_window(const Axis &a, int64_t o, int64_t *first, int64_t *count, int64_t *step) {
+  if (a.adaptive) {
+    *first = bin_start(o, a.in, a.out);
+    *count = bin_end(o, a.in, a.out) - *first;
+    *step = 1;
+    return;
+  }
+  const int64_t start = o * a.s - a.p;
+  int64_t m0, m1;
+  maxpool_detail::tap_range(start, a.k, a.d, a.in, &m0, &m1);
+  *first = start + m0 * a.d;
+  *count = m1 > m0 ? m1 - m0 : 0;
+  *step = a.d;
+}
+
+namespace {
+
+inline char *at(const Strided5 &t, int64_t esz, int64_t n, int64_t c, int64_t d, int64_t h,
+                int64_t w) {
+  return t.base + (n * t.sn + c * t.sc + d * t.sd + h * t.sh + w * t.sw) * esz;
+}
+
+bool reads_in_place(const VolumeParams &p, const Strided5 &x) {
+  return p.dtype == ACL_FLOAT && x.sw == 1;
+}
+
+struct Scratch {
+  float *vol = nullptr;    // the volume as float32 (null when read in place)
+  float *best = nullptr;   // step A: per column, the maximum of the window's rows
+  int32_t *tap = nullptr;  // ... and the ordinal of its row
+  float *orow = nullptr;
+  int64_t *irow = nullptr;
+  int64_t *first = nullptr, *count = nullptr, *step = nullptr;  // per axis and output: windows
+};
+
+void layout(Arena &a, const VolumeParams &p, bool in_place, Scratch *s) {
+  const int64_t W = p.ax[2].in, wo = p.ax[2].out;
+  s->vol = a.take<float>(in_place ? 0 : p.volume());
+  s->best = a.take<float>(W + 8);
+  s->tap = a.take<int32_t>(W + 8);
+  s->orow = a.take<float>(wo);
+  s->irow = a.take<int64_t>(wo);
+  const int64_t outs = p.ax[0].out + p.ax[1].out + wo;
+  s->first = a.take<int64_t>(outs);
+  s->count = a.take<int64_t>(outs);
+  s->step = a.take<int64_t>(outs);
+}
+
+int64_t part_bytes(const VolumeParams &p, bool in_place) {
+  return layout_bytes([&](Arena &a) {
+    Scratch s;
+    layout(a, p, in_place, &s);
+  });
+}
+
+// Step A over columns [0, W) for the rows rows(m), m < taps.
+template <class RowFn>
+POOLGRAD_BODY void combine_rows(RowFn rows, int64_t taps, int64_t W, float *best, int32_t *tap) {
+  std::memcpy(best, rows(0), static_cast<size_t>(W) * 4);
+  std::memset(tap, 0, static_cast<size_t>(W) * 4);
+  for (int64_t m = 1; m < taps; ++m) {
+    const float *r = rows(m);
+    const i8 mv = i8{} + static_cast<int32_t>(m);
+    int64_t w = 0;
+    for (; w + 8 <= W; w += 8) {
+      f8 v, b;
+      i8 t;
+      LOADF8(v, r + w);
+      LOADF8(b, best + w);
+      std::memcpy(&t, tap + w, sizeof t);
+      const i8 take = (v > b) | (v != v);
+      b = take ? v : b;
+      t = take ? mv : t;
+      std::memcpy(best + w, &b, sizeof b);
+      std::memcpy(tap + w, &t, sizeof t);
+    }
+    for (; w < W; ++w) {
+      const bool take = (r[w] > best[w]) | (r[w] != r[w]);
+      best[w] = take ? r[w] : best[w];
+      tap[w] = take ? static_cast<int32_t>(m) : tap[w];
+    }
+  }
+}
+
+// A window scanned element by element in (d, h, w) order: windows of more than 2^31 rows.
+template <class RowFn>
+void scan_window(RowFn rows, int64_t taps, int64_t w0, int64_t cw, int64_t sw, float *best,
+                 int64_t *m_out, int64_t *w_out) {
+  float b = rows(0)[w0];
+  int64_t bm = 0, bw = w0;
+  for (int64_t m = 0; m < taps; ++m)
+    for (int64_t q = 0; q < cw; ++q) {
+      const float v = rows(m)[w0 + q * sw];
+      const bool take = (v > b) | (v != v);
+      b = take ? v : b;
+      bm = take ? m : bm;
+      bw = take ? w0 + q * sw : bw;
+    }
+  *best = b;
+  *m_out = bm;
+  *w_out = bw;
+}
+
+POOLGRAD_BODY void forward_range_body(const VolumeParams &p, const Strided5 &x, const Strided5 &out,
+                                      const Strided5 &idx, int64_t b, int64_t e, Arena arena) {
+  const bool in_place = reads_in_place(p, x);
+  Scratch s;
+  layout(arena, p, in_place, &s);
+  const int64_t D = p.ax[0].in, H = p.ax[1].in, W = p.ax[2].in;
+  const int64_t dout = p.ax[0].out, hout = p.ax[1].out, wout = p.ax[2].out;
+  const int64_t esz = dtype_size(p.dtype);
+  int64_t *const fst[3] = {s.first, s.first + dout, s.first + dout + hout};
+  int64_t *const cnt[3] = {s.count, s.count + dout, s.count + dout + hout};
+  int64_t *const stp[3] = {s.step, s.step + dout, s.step + dout + hout};
+  for (int a = 0; a < 3; ++a)
+    for (int64_t o = 0; o < p.ax[a].out; ++o)
+      axis_window(p.ax[a], o, &fst[a][o], &cnt[a][o], &stp[a][o]);
+  for (int64_t v = b; v < e; ++v) {
+    const int64_t n = v / p.c, c = v % p.c;
+    if (!in_place)
+      for (int64_t d = 0; d < D; ++d)
+        for (int64_t h = 0; h < H; ++h)
+          row_to_f32(p.isa, p.dtype, at(x, esz, n, c, d, h, 0), x.sw, W, s.vol + (d * H + h) * W);
+    auto row = [&](int64_t d, int64_t h) -> const float * {
+      return in_place ? reinterpret_cast<const float *>(at(x, 4, n, c, d, h, 0))
+                      : s.vol + (d * H + h) * W;
+    };
+    for (int64_t od = 0; od < dout; ++od)
+      for (int64_t oh = 0; oh < hout; ++oh) {
+        const int64_t fd = fst[0][od], cd = cnt[0][od], sd = stp[0][od];
+        const int64_t fh = fst[1][oh], ch = cnt[1][oh], sh = stp[1][oh];
+        const int64_t taps = cd * ch;
+        auto rows = [&](int64_t m) { return row(fd + m / ch * sd, fh + m % ch * sh); };
+        const bool wide = taps > INT32_MAX;
+        if (taps > 0 && !wide) combine_rows(rows, taps, W, s.best, s.tap);
+        for (int64_t ow = 0; ow < wout; ++ow) {
+          const int64_t w0 = fst[2][ow], cw = cnt[2][ow], sw = stp[2][ow];
+          if (taps == 0 || cw == 0) {
+            s.orow[ow] = -std::numeric_limits<float>::infinity();
+            s.irow[ow] = -1;
+            continue;
+          }
+          float bv;
+          int64_t bm, bw;
+          if (wide) {
+            scan_window(rows, taps, w0, cw, sw, &bv, &bm, &bw);
+          } else {
+            bv = s.best[w0];
+            bm = s.tap[w0];
+            bw = w0;
+            for (int64_t q = 1; q < cw; ++q) {
+              const int64_t w = w0 + q * sw;
+              const float cv = s.best[w];
+              const int64_t cm = s.tap[w];
+              // Step B's rule (see the top): w grows, so (m, w) order needs only m here.
+              const bool take =
+                  (cv > bv) | ((cv == bv) & (cm < bm)) | ((cv != cv) & ((bv == bv) | (cm >= bm)));
+              bv = take ? cv : bv;
+              bm = take ? cm : bm;
+              bw = take ? w : bw;
+            }
+          }
+          s.orow[ow] = bv;
+          s.irow[ow] = ((fd + bm / ch * sd) * H + fh + bm % ch * sh) * W + bw;
+        }
+        row_from_f32(p.isa, p.dtype, s.orow, at(out, esz, n, c, od, oh, 0), out.sw, wout, false);
+        if (p.index_dtype == ACL_INT32)
+          for (int64_t ow = 0; ow < wout; ++ow)
+            *reinterpret_cast<int32_t *>(at(idx, 4, n, c, od, oh, ow)) =
+                static_cast<int32_t>(s.irow[ow]);
+        else
+          for (int64_t ow = 0; ow < wout; ++ow)
+            *reinterpret_cast<int64_t *>(at(idx, 8, n, c, od, oh, ow)) = s.irow[ow];
+      }
+  }
+}
+
+POOLGRAD_FOR_ISA(forward_range,
+                 (const VolumeParams &p, const Strided5 &x, const Strided5 &out,
+                  const Strided5 &idx, int64_t b, int64_t e, Arena arena),
+                 (p, x, out, idx, b, e, arena))
+
+}  // namespace
+
+int64_t volume_forward_workspace(const VolumeParams &p, const Strided5 &x) {
+  Arena count;
+  count.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, reads_in_place(p, x)));
+  return count.used();
+}
+
+void volume_forward(const VolumeParams &p, const Strided5 &x, const Strided5 &out,
+                    const Strided5 &idx, void *workspace) {
+  Arena ws(workspace, volume_forward_workspace(p, x));
+  const Arena::Slices sl =
+      ws.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, reads_in_place(p, x)));
+  auto run = [&](int part, int64_t b, int64_t e) {
+    forward_range(p, x, out, idx, b, e, sl.slice(part));
+  };
+  parallel_for(p.n * p.c, run, p.threads);
+}
+
+}  // namespace poolgrad
