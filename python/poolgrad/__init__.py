@@ -12,7 +12,8 @@ from . import _ext
 __all__ = [
     "PoolgradError", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
     "max_pool2d_with_mask", "max_pool2d_with_mask_backward", "set_product",
-    "adaptive_max_pool2d", "adaptive_max_pool2d_backward",
+    "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "max_pool3d_with_indices",
+    "max_pool3d_with_indices_backward", "adaptive_max_pool3d", "adaptive_max_pool3d_backward",
     "roi_pool_with_argmax", "roi_pool_with_argmax_backward", "set_num_threads",
     "get_num_threads", "__version__",
 ]
@@ -229,6 +230,87 @@ def adaptive_max_pool2d_backward(grad_output, x, indices):
     indices = _check_array(indices, "indices")
     gx = _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
     _call(_ext.adaptive_bwd, grad_output, x, indices, gx)
+    return gx
+
+
+# ---- 3-D max pooling and adaptive 3-D max pooling --------------------------------------------------
+def _check_index_dtype(index_dtype):
+    if index_dtype not in ("int32", "int64"):
+        raise PoolgradError(ACLNN_ERR_PARAM_INVALID, f"index_dtype must be 'int32' or 'int64', but got {index_dtype!r}")
+
+
+def _triple(v, i, default):
+    """Axis i of a length-1 or length-3 attribute list (default when the list has another length,
+    so that the library itself reports it)."""
+    return v[0] if len(v) == 1 else v[i] if len(v) == 3 else default
+
+
+def _pool3d_out_shape(x, k, s, p, d, ceil_mode):
+    """The output shape the operator expects; placeholder sizes when the input is not poolable,
+    so that the library itself reports what is wrong."""
+    shape = list(x.shape)
+    if len(shape) not in (4, 5) or not k:
+        return shape
+    for i in range(3):
+        ki = _triple(k, i, 1)
+        si = _triple(s, i, ki) if s else ki
+        o = _ext.out_size(shape[-3 + i], ki, si, _triple(p, i, 0), _triple(d, i, 1), ceil_mode)
+        shape[-3 + i] = max(o, 1)
+    return shape
+
+
+def max_pool3d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            index_dtype="int64"):
+    """aclnnMaxPool3dWithArgmax: (out, indices), the indices flat d*H*W + h*W + w in each volume, like
+    torch.nn.functional.max_pool3d(..., return_indices=True). x: (N, C, D, H, W) or (C, D, H, W).
+    INT64 indices need the Ascend950 profile (the default); int32 works on every profile."""
+    x = _check_array(x, "x")
+    k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
+    _check_index_dtype(index_dtype)
+    shape = _pool3d_out_shape(x, k, s, p, d, bool(ceil_mode))
+    out = _empty_like_lib(x, shape, _float_dtype(x))
+    idx = _empty_like_lib(x, shape, index_dtype)
+    _call(_ext.max_pool3d_fwd, x, out, idx, k, s, p, d, bool(ceil_mode))
+    return out, idx
+
+
+def max_pool3d_with_indices_backward(grad_output, x, indices, kernel_size, stride=None, padding=0,
+                                     dilation=1, ceil_mode=False):
+    """aclnnMaxPool3dWithArgmaxBackward: grad_output scattered to indices, summed where they repeat."""
+    grad_output = _check_array(grad_output, "grad_output")
+    x = _check_array(x, "x")
+    indices = _check_array(indices, "indices")
+    k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
+    gx = _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
+    _call(_ext.max_pool3d_bwd, grad_output, x, indices, gx, k, s, p, d, bool(ceil_mode))
+    return gx
+
+
+def adaptive_max_pool3d(x, output_size, index_dtype="int64"):
+    """aclnnAdaptiveMaxPool3d: (out, indices), like
+    torch.nn.functional.adaptive_max_pool3d(x, output_size, return_indices=True).
+    x: (N, C, D, H, W) or (C, D, H, W); output_size: one size or (Dout, Hout, Wout)."""
+    x = _check_array(x, "x")
+    size = _pair(output_size, "output_size")
+    if len(size) == 1:
+        size = size * 3
+    _check_index_dtype(index_dtype)
+    shape = list(x.shape)
+    if len(shape) in (4, 5) and len(size) == 3:
+        shape[-3:] = [max(v, 1) for v in size]
+    out = _empty_like_lib(x, shape, _float_dtype(x))
+    idx = _empty_like_lib(x, shape, index_dtype)
+    _call(_ext.adaptive3d_fwd, x, out, idx, size)
+    return out, idx
+
+
+def adaptive_max_pool3d_backward(grad_output, x, indices):
+    """aclnnAdaptiveMaxPool3dBackward: grad_output scattered to indices, summed where bins overlap."""
+    grad_output = _check_array(grad_output, "grad_output")
+    x = _check_array(x, "x")
+    indices = _check_array(indices, "indices")
+    gx = _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
+    _call(_ext.adaptive3d_bwd, grad_output, x, indices, gx)
     return gx
 
 

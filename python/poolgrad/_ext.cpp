@@ -17,8 +17,12 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_adaptive_max_pool2d.h"
 #include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
+#include "aclnnop/aclnn_adaptive_max_pool3d.h"
+#include "aclnnop/aclnn_adaptive_max_pool3d_backward.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#include "aclnnop/aclnn_max_pool3d_with_argmax.h"
+#include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
 #include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
 #include "poolgrad/poolgrad.h"
@@ -292,6 +296,74 @@ Phase1 adaptive_bwd_p1(const Array &gy, const Array &x, const Array &idx, const 
   return phase1_result(st, ws, ex, aclnnAdaptiveMaxPool2dBackward);
 }
 
+Phase1 max_pool3d_fwd_p1(const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
+                         std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
+                         bool ceil) {
+  const aclFormat fmt = ACL_FORMAT_NCDHW;
+  Tensor tx(x, fmt, "x"), to(out, fmt, "out"), ti(idx, fmt, "indices");
+  POOLGRAD_TENSORS_OK(&tx, &to, &ti);
+  Ints kk(k), ss(s), pp(p), dd(d);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  aclnnStatus st;
+  {
+    nb::gil_scoped_release release;
+    st = aclnnMaxPool3dWithArgmaxGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t, ti.t,
+                                                  &ws, &ex);
+  }
+  return phase1_result(st, ws, ex, aclnnMaxPool3dWithArgmax);
+}
+
+Phase1 max_pool3d_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx,
+                         std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
+                         std::vector<int64_t> d, bool ceil) {
+  const aclFormat fmt = ACL_FORMAT_NCDHW;
+  Tensor tg(gy, fmt, "grad_output"), tx(x, fmt, "x"), ti(idx, fmt, "indices"),
+      tgx(gx, fmt, "grad_input");
+  POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &tgx);
+  Ints kk(k), ss(s), pp(p), dd(d);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  aclnnStatus st;
+  {
+    nb::gil_scoped_release release;
+    st = aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, kk.a, ss.a, pp.a, dd.a,
+                                                          ceil, tgx.t, &ws, &ex);
+  }
+  return phase1_result(st, ws, ex, aclnnMaxPool3dWithArgmaxBackward);
+}
+
+Phase1 adaptive3d_fwd_p1(const Array &x, const Array &out, const Array &idx,
+                         std::vector<int64_t> size) {
+  const aclFormat fmt = ACL_FORMAT_NCDHW;
+  Tensor tx(x, fmt, "x"), to(out, fmt, "out"), ti(idx, fmt, "indices");
+  POOLGRAD_TENSORS_OK(&tx, &to, &ti);
+  Ints os(size);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  aclnnStatus st;
+  {
+    nb::gil_scoped_release release;
+    st = aclnnAdaptiveMaxPool3dGetWorkspaceSize(tx.t, os.a, to.t, ti.t, &ws, &ex);
+  }
+  return phase1_result(st, ws, ex, aclnnAdaptiveMaxPool3d);
+}
+
+Phase1 adaptive3d_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx) {
+  const aclFormat fmt = ACL_FORMAT_NCDHW;
+  Tensor tg(gy, fmt, "grad_output"), tx(x, fmt, "x"), ti(idx, fmt, "indices"),
+      tgx(gx, fmt, "grad_input");
+  POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &tgx);
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  aclnnStatus st;
+  {
+    nb::gil_scoped_release release;
+    st = aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, tgx.t, &ws, &ex);
+  }
+  return phase1_result(st, ws, ex, aclnnAdaptiveMaxPool3dBackward);
+}
+
 Phase1 roi_fwd_p1(const Array &x, const Array &rois, const Array &y, const Array &argmax,
                   int64_t ph, int64_t pw, float sh, float sw) {
   Tensor tx(x, ACL_FORMAT_ND, "x"), tr(rois, ACL_FORMAT_ND, "rois"), ty(y, ACL_FORMAT_ND, "y"),
@@ -360,6 +432,22 @@ NB_MODULE(_ext, m) {
   m.def("adaptive_bwd", [](const Array &gy, const Array &x, const Array &idx, const Array &gx) {
     return finish(adaptive_bwd_p1(gy, x, idx, gx));
   });
+  m.def("max_pool3d_fwd",
+        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
+           std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
+           bool ceil) { return finish(max_pool3d_fwd_p1(x, out, idx, k, s, p, d, ceil)); });
+  m.def("max_pool3d_bwd", [](const Array &gy, const Array &x, const Array &idx, const Array &gx,
+                             std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
+                             std::vector<int64_t> d, bool ceil) {
+    return finish(max_pool3d_bwd_p1(gy, x, idx, gx, k, s, p, d, ceil));
+  });
+  m.def("adaptive3d_fwd",
+        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> size) {
+          return finish(adaptive3d_fwd_p1(x, out, idx, size));
+        });
+  m.def("adaptive3d_bwd", [](const Array &gy, const Array &x, const Array &idx, const Array &gx) {
+    return finish(adaptive3d_bwd_p1(gy, x, idx, gx));
+  });
   // The product profile phase 1 behaves as (what POOLGRAD_SOC selects at aclInit).
   m.def("set_product", [](const std::string &soc) -> Result {
     const char *old = std::getenv("POOLGRAD_SOC");
@@ -407,6 +495,25 @@ NB_MODULE(_ext, m) {
   m.def("prepare_adaptive_bwd",
         [](const Array &gy, const Array &x, const Array &idx, const Array &gx) {
           return new Prepared(adaptive_bwd_p1(gy, x, idx, gx), {gy, x, idx, gx});
+        });
+  m.def("prepare_max_pool3d_fwd",
+        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
+           std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
+          return new Prepared(max_pool3d_fwd_p1(x, out, idx, k, s, p, d, ceil), {x, out, idx});
+        });
+  m.def(
+      "prepare_max_pool3d_bwd",
+      [](const Array &gy, const Array &x, const Array &idx, const Array &gx, std::vector<int64_t> k,
+         std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
+        return new Prepared(max_pool3d_bwd_p1(gy, x, idx, gx, k, s, p, d, ceil), {gy, x, idx, gx});
+      });
+  m.def("prepare_adaptive3d_fwd",
+        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> size) {
+          return new Prepared(adaptive3d_fwd_p1(x, out, idx, size), {x, out, idx});
+        });
+  m.def("prepare_adaptive3d_bwd",
+        [](const Array &gy, const Array &x, const Array &idx, const Array &gx) {
+          return new Prepared(adaptive3d_bwd_p1(gy, x, idx, gx), {gy, x, idx, gx});
         });
   m.def("prepare_roi_fwd", [](const Array &x, const Array &rois, const Array &y,
                               const Array &argmax, int64_t ph, int64_t pw, float sh, float sw) {
