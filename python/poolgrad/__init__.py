@@ -22,6 +22,7 @@ __version__ = _ext.version()
 
 ACLNN_ERR_PARAM_NULLPTR = 161001
 ACLNN_ERR_PARAM_INVALID = 161002
+ACLNN_ERR_RUNTIME_ERROR = 361001
 
 
 class PoolgradError(ValueError):
