@@ -102,7 +102,7 @@ def golden(args) -> int:
             gy, x, idx, args.kernel, args.stride, args.padding, args.dilation, args.ceil)}
     elif args.op == "max-pool2d-mask":
         x, _ = load(args.input)
-        poolgrad.set_product(args.product)
+        poolgrad.set_product(args.product or "Ascend910B")
         out, mask = poolgrad.max_pool2d_with_mask(x, args.kernel, args.stride, args.padding,
                                                   args.dilation, args.ceil)
         outs = {"out": out, "mask": mask}
@@ -110,7 +110,7 @@ def golden(args) -> int:
         gy, _ = load(args.grad_output)
         x, _ = load(args.input)
         mask, _ = load(args.mask)
-        poolgrad.set_product(args.product)
+        poolgrad.set_product(args.product or "Ascend910B")
         outs = {"grad_input": poolgrad.max_pool2d_with_mask_backward(
             gy, x, mask, args.kernel, args.stride, args.padding, args.dilation, args.ceil)}
     elif args.op == "adaptive-max-pool2d":
@@ -121,8 +121,32 @@ def golden(args) -> int:
         gy, _ = load(args.grad_output)
         x, _ = load(args.input)
         idx, _ = load(args.indices)
-        poolgrad.set_product(args.product)
+        poolgrad.set_product(args.product or "Ascend910B")
         outs = {"grad_input": poolgrad.adaptive_max_pool2d_backward(gy, x, idx)}
+    elif args.op == "max-pool3d":
+        x, _ = load(args.input)
+        poolgrad.set_product(args.product or "Ascend950")
+        out, idx = poolgrad.max_pool3d_with_indices(x, args.kernel, args.stride, args.padding,
+                                                    args.dilation, args.ceil, args.index_dtype)
+        outs = {"out": out, "indices": idx}
+    elif args.op == "max-pool3d-backward":
+        gy, _ = load(args.grad_output)
+        x, _ = load(args.input)
+        idx, _ = load(args.indices)
+        poolgrad.set_product(args.product or "Ascend950")
+        outs = {"grad_input": poolgrad.max_pool3d_with_indices_backward(
+            gy, x, idx, args.kernel, args.stride, args.padding, args.dilation, args.ceil)}
+    elif args.op == "adaptive-max-pool3d":
+        x, _ = load(args.input)
+        poolgrad.set_product(args.product or "Ascend950")
+        out, idx = poolgrad.adaptive_max_pool3d(x, args.output_size, args.index_dtype)
+        outs = {"out": out, "indices": idx}
+    elif args.op == "adaptive-max-pool3d-backward":
+        gy, _ = load(args.grad_output)
+        x, _ = load(args.input)
+        idx, _ = load(args.indices)
+        poolgrad.set_product(args.product or "Ascend950")
+        outs = {"grad_input": poolgrad.adaptive_max_pool3d_backward(gy, x, idx)}
     elif args.op == "roi-pool":
         x, _ = load(args.input)
         rois, _ = load(args.rois)
@@ -182,6 +206,7 @@ EXAMPLES = """examples:
   poolgrad golden max-pool2d --input x.npy --kernel 3 --stride 2 --padding 1 --out-dir golden/
   poolgrad golden max-pool2d-backward --grad-output gy.bin:float16:1,3,4,4 --input x.bin:float16:1,3,8,8 \\
       --indices idx.npy --kernel 2 --out-dir golden/ --out-format bin
+  poolgrad golden max-pool3d --input video.npy --kernel 3 --stride 2 --padding 1 --out-dir golden/
   poolgrad golden roi-pool --input x.npy --rois rois.npy --output-size 7 --spatial-scale 0.0625 --out-dir golden/
   poolgrad golden roi-pool-backward --grad-output gy.npy --rois rois.npy --argmax argmax.npy \\
       --input-shape 2,256,38,50 --out-dir golden/
@@ -197,12 +222,16 @@ def parser() -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
     g.add_argument("op", choices=["max-pool2d", "max-pool2d-backward", "max-pool2d-mask",
                                   "max-pool2d-mask-backward", "adaptive-max-pool2d",
-                                  "adaptive-max-pool2d-backward", "roi-pool", "roi-pool-backward"],
+                                  "adaptive-max-pool2d-backward", "max-pool3d", "max-pool3d-backward",
+                                  "adaptive-max-pool3d", "adaptive-max-pool3d-backward", "roi-pool",
+                                  "roi-pool-backward"],
                    help="max-pool2d: aclnnMaxPool2dWithIndices; max-pool2d-backward: "
                         "aclnnMaxPool2dWithIndicesBackward; max-pool2d-mask(-backward): "
                         "aclnnMaxPool2dWithMask(Backward) (A2/A3 products, int8 mask); "
                         "adaptive-max-pool2d(-backward): aclnnAdaptiveMaxPool2d(Backward) (the "
-                        "backward on A2/A3 products); roi-pool: "
+                        "backward on A2/A3 products); max-pool3d(-backward): "
+                        "aclnnMaxPool3dWithArgmax(Backward); adaptive-max-pool3d(-backward): "
+                        "aclnnAdaptiveMaxPool3d(Backward); roi-pool: "
                         "aclnnRoiPoolingWithArgMax; roi-pool-backward: aclnnRoiPoolingGradWithArgMax")
     g.add_argument("--input", help="x (.npy, or PATH:DTYPE:SHAPE for .bin); for max-pool2d-backward the "
                                    "forward input (only its shape and dtype are used)")
@@ -210,19 +239,24 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--indices", help="max-pool2d-backward: the forward's indices (int32 or int64)")
     g.add_argument("--rois", help="roi ops: (R, 5) rows (batch_index, x1, y1, x2, y2)")
     g.add_argument("--mask", help="max-pool2d-mask-backward: the forward's int8 mask")
-    g.add_argument("--product", default="Ascend910B", choices=["Ascend910B", "Ascend910_93"],
-                   help="the Mask ops and adaptive-max-pool2d-backward: the product profile "
-                        "(default Ascend910B)")
+    g.add_argument("--product", default=None, choices=["Ascend950", "Ascend910B", "Ascend910_93"],
+                   help="the product profile: the Mask ops and adaptive-max-pool2d-backward (A2/A3 "
+                        "only, default Ascend910B) and the 3-D ops (default Ascend950, whose "
+                        "indices may be int64)")
     g.add_argument("--argmax", help="roi-pool-backward: the forward's argmax (int32)")
-    g.add_argument("--kernel", type=_ints, default=None, help="max pool: kernel size, k or kh,kw")
+    g.add_argument("--kernel", type=_ints, default=None,
+                   help="max pool: kernel size, k or kh,kw (3-D: k or kd,kh,kw; the same for the "
+                        "other attributes)")
     g.add_argument("--stride", type=_ints, default=None, help="max pool: stride (default: the kernel)")
     g.add_argument("--padding", type=_ints, default=[0], help="max pool: padding, p or ph,pw (default 0)")
     g.add_argument("--dilation", type=_ints, default=[1], help="max pool: dilation (default 1)")
     g.add_argument("--ceil", action="store_true", help="max pool: ceil mode")
     g.add_argument("--index-dtype", choices=["int32", "int64"], default="int64",
-                   help="max-pool2d: dtype of the indices written (default int64)")
+                   help="max-pool2d, max-pool3d, adaptive-max-pool3d: dtype of the indices written "
+                        "(default int64; A2/A3 products take int32 only for the 3-D ops)")
     g.add_argument("--output-size", type=_ints, default=None,
-                   help="roi-pool: pooled size, p or ph,pw; adaptive-max-pool2d: Hout,Wout")
+                   help="roi-pool: pooled size, p or ph,pw; adaptive-max-pool2d: Hout,Wout; "
+                        "adaptive-max-pool3d: Dout,Hout,Wout")
     g.add_argument("--spatial-scale", type=_floats, default=1.0,
                    help="roi ops: spatial scale, s or sh,sw (default 1.0)")
     g.add_argument("--input-shape", type=_ints, default=None, help="roi-pool-backward: N,C,H,W of x")
@@ -248,6 +282,10 @@ REQUIRED = {
     "adaptive-max-pool2d": ["input", "output_size"],
     "adaptive-max-pool2d-backward": ["grad_output", "input", "indices"],
     "max-pool2d-mask-backward": ["grad_output", "input", "mask", "kernel"],
+    "max-pool3d": ["input", "kernel"],
+    "max-pool3d-backward": ["grad_output", "input", "indices", "kernel"],
+    "adaptive-max-pool3d": ["input", "output_size"],
+    "adaptive-max-pool3d-backward": ["grad_output", "input", "indices"],
     "roi-pool": ["input", "rois", "output_size"],
     "roi-pool-backward": ["grad_output", "rois", "argmax", "input_shape"],
 }

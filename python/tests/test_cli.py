@@ -114,3 +114,42 @@ def test_errors_are_one_line(tmp_path, args, needle):
     assert needle in r.stderr
     assert "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_golden_3d_ops(tmp_path):
+    """The 3-D max pool and the 3-D adaptive max pool, forward then backward, against PyTorch."""
+    x = np.random.default_rng(1).standard_normal((2, 3, 5, 9, 9)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    xt = torch.from_numpy(x)
+    r = run("golden", "max-pool3d", "--input", str(tmp_path / "x.npy"), "--kernel", "3", "--stride", "2",
+            "--padding", "1", "--ceil", "--out-dir", str(tmp_path / "m"))
+    assert r.returncode == 0, r.stderr
+    ref, ref_idx = torch.nn.functional.max_pool3d(xt, 3, 2, 1, ceil_mode=True, return_indices=True)
+    np.testing.assert_array_equal(np.load(tmp_path / "m" / "out.npy"), ref.numpy())
+    np.testing.assert_array_equal(np.load(tmp_path / "m" / "indices.npy"), ref_idx.numpy())
+    gy = np.ones(ref.shape, np.float32)
+    np.save(tmp_path / "gy.npy", gy)
+    r = run("golden", "max-pool3d-backward", "--grad-output", str(tmp_path / "gy.npy"), "--input",
+            str(tmp_path / "x.npy"), "--indices", str(tmp_path / "m" / "indices.npy"), "--kernel", "3",
+            "--stride", "2", "--padding", "1", "--ceil", "--out-dir", str(tmp_path / "mb"))
+    assert r.returncode == 0, r.stderr
+    want = torch.ops.aten.max_pool3d_with_indices_backward(torch.from_numpy(gy), xt, [3] * 3, [2] * 3, [1] * 3,
+                                                           [1] * 3, True, ref_idx)
+    np.testing.assert_array_equal(np.load(tmp_path / "mb" / "grad_input.npy"), want.numpy())
+    # The adaptive pair, on an A2 profile (INT32 indices only there).
+    r = run("golden", "adaptive-max-pool3d", "--input", str(tmp_path / "x.npy"), "--output-size", "2,4,4",
+            "--index-dtype", "int32", "--product", "Ascend910B", "--out-dir", str(tmp_path / "a"))
+    assert r.returncode == 0, r.stderr
+    ref, ref_idx = torch.nn.functional.adaptive_max_pool3d(xt, (2, 4, 4), return_indices=True)
+    idx = np.load(tmp_path / "a" / "indices.npy")
+    assert idx.dtype == np.int32
+    np.testing.assert_array_equal(idx, ref_idx.numpy())
+    np.save(tmp_path / "agy.npy", np.ones(ref.shape, np.float32))
+    r = run("golden", "adaptive-max-pool3d-backward", "--grad-output", str(tmp_path / "agy.npy"), "--input",
+            str(tmp_path / "x.npy"), "--indices", str(tmp_path / "a" / "indices.npy"), "--product", "Ascend910B",
+            "--out-dir", str(tmp_path / "ab"))
+    assert r.returncode == 0, r.stderr
+    assert float(np.load(tmp_path / "ab" / "grad_input.npy").sum()) == float(ref.numel())
+    r = run("golden", "adaptive-max-pool3d", "--input", str(tmp_path / "x.npy"), "--output-size", "2,4,4",
+            "--product", "Ascend910B", "--out-dir", str(tmp_path / "bad"))
+    assert r.returncode == 2 and "INT32 only on Ascend910B" in r.stderr
