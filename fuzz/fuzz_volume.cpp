@@ -31,8 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   const bool cl = fmt == ACL_FORMAT_NDHWC;
   auto shape = [&](const int64_t s[3]) {
-    std::vector<int64_t> v = cl ? std::vector<int64_t>{s[0], s[1], s[2], c}
-                                : std::vector<int64_t>{c, s[0], s[1], s[2]};
+    std::vector<int64_t> v =
+        cl ? std::vector<int64_t>{s[0], s[1], s[2], c} : std::vector<int64_t>{c, s[0], s[1], s[2]};
     if (rank >= 5) v.insert(v.begin(), n);
     if (rank == 6) v.insert(v.begin(), 1);
     if (rank == 3) v.erase(v.begin());
@@ -57,8 +57,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::vector<int64_t> os(out, out + 3);
   if (r.pick(16) == 0) os.resize(r.pick(3));
   aclIntArray *osa = aclCreateIntArray(os.data(), os.size());
-  aclIntArray *ka = aclCreateIntArray(k.data(), k.size()), *sa = aclCreateIntArray(s.data(), s.size()),
-              *pa = aclCreateIntArray(p.data(), p.size()), *da = aclCreateIntArray(d.data(), d.size());
+  aclIntArray *ka = aclCreateIntArray(k.data(), k.size()),
+              *sa = aclCreateIntArray(s.data(), s.size()),
+              *pa = aclCreateIntArray(p.data(), p.size()),
+              *da = aclCreateIntArray(d.data(), d.size());
   if (FUZZ_BACKWARD) {
     auto gy = fz::make(r, shape(out), r.pick(8) ? dt : fz::float_dtype(r), fmt);
     auto idx = fz::make(r, shape(out), idt, fmt);
@@ -67,8 +69,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     idx->fill_indices(r, dhw);
     fz::run(
         [&](uint64_t *ws, aclOpExecutor **ex) {
-          return FUZZ_ADAPTIVE ? aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(
-                                     gy->t, x->t, idx->t, gx->t, ws, ex)
+          return FUZZ_ADAPTIVE ? aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(gy->t, x->t, idx->t,
+                                                                                gx->t, ws, ex)
                                : aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
                                      gy->t, x->t, idx->t, ka, sa, pa, da, ceil, gx->t, ws, ex);
         },
@@ -82,10 +84,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     auto idx = fz::make(r, shape(out), idt, fmt);
     fz::run(
         [&](uint64_t *ws, aclOpExecutor **ex) {
-          return FUZZ_ADAPTIVE ? aclnnAdaptiveMaxPool3dGetWorkspaceSize(x->t, osa, o->t, idx->t,
-                                                                        ws, ex)
-                               : aclnnMaxPool3dWithArgmaxGetWorkspaceSize(
-                                     x->t, ka, sa, pa, da, ceil, o->t, idx->t, ws, ex);
+          return FUZZ_ADAPTIVE
+                     ? aclnnAdaptiveMaxPool3dGetWorkspaceSize(x->t, osa, o->t, idx->t, ws, ex)
+                     : aclnnMaxPool3dWithArgmaxGetWorkspaceSize(x->t, ka, sa, pa, da, ceil, o->t,
+                                                                idx->t, ws, ex);
         },
         [&](void *wsp, uint64_t ws, aclOpExecutor *ex) {
           return FUZZ_ADAPTIVE ? aclnnAdaptiveMaxPool3d(wsp, ws, ex, nullptr)

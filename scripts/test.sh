@@ -31,7 +31,7 @@ TSAN_OPTIONS=halt_on_error=1:die_after_fork=0 ctest --test-dir "$root/build-tsan
 
 if command -v valgrind >/dev/null; then
   echo "== Examples under valgrind memcheck"
-  for ex in max_pool2d_with_indices_backward max_pool2d_with_mask roi_pooling_with_arg_max \
+  for ex in max_pool2d_with_indices_backward max_pool2d_with_mask max_pool3d_with_argmax roi_pooling_with_arg_max \
             roi_pooling_grad_with_arg_max; do
     soc=Ascend950
     [ "$ex" = max_pool2d_with_mask ] && soc=Ascend910B  # the Mask pair is A2/A3's
