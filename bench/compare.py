@@ -185,6 +185,65 @@ def run_adaptive(row, threads, reps, results, bw):
         ok(_ext.set_product("Ascend950"))
 
 
+def run_pool3d(row, threads, reps, results, bw):
+    """3-D max pooling against PyTorch's max_pool3d_with_indices and its backward (int64 indices, as
+    PyTorch's; the backward also with int32)."""
+    wid, shape, k, s, p, ceil, dtname = row
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(shape, generator=g).to(tdtype(dtname))
+    K, S, P, D = [k] * 3, [s] * 3, [p] * 3, [1] * 3
+    out, idx = torch.ops.aten.max_pool3d_with_indices(x, K, S, P, D, ceil)
+    o2, i2 = torch.empty_like(out), torch.empty_like(idx)
+    prep = _ext.prepare_max_pool3d_fwd(x, o2, i2, K, S, P, D, ceil)
+    peer_f, ms = paired(lambda: torch.ops.aten.max_pool3d_with_indices(x, K, S, P, D, ceil),
+                        lambda: ok(prep.run()), reps)
+    b = nbytes(x, o2, i2)
+    results.append(dict(op="maxpool3d_forward", id=wid, threads=threads, dtype=dtname, index="int64",
+                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, ratio=peer_f / ms,
+                        gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                        max_abs_diff=0.0 if torch.equal(o2, out) and torch.equal(i2, idx) else float("nan")))
+    gy = torch.randn(out.shape, generator=g).to(x.dtype)
+    peer = lambda: torch.ops.aten.max_pool3d_with_indices_backward(gy, x, K, S, P, D, ceil, idx)  # noqa: E731
+    ref = peer()
+    for itype, ind in (("int32", idx.to(torch.int32)), ("int64", idx)):
+        gx = torch.empty_like(x)
+        prep = _ext.prepare_max_pool3d_bwd(gy, x, ind, gx, K, S, P, D, ceil)
+        peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
+        b = nbytes(gy, ind, gx)
+        results.append(dict(op="maxpool3d_backward", id=wid, threads=threads, dtype=dtname, index=itype,
+                            kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, ratio=peer_ms / ms,
+                            gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                            max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
+        del prep
+
+
+def run_adaptive3d(row, threads, reps, results, bw):
+    """Adaptive 3-D max pooling against PyTorch's adaptive_max_pool3d and its backward."""
+    wid, shape, size, dtname = row
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(shape, generator=g).to(tdtype(dtname))
+    out, idx = torch.ops.aten.adaptive_max_pool3d(x, list(size))
+    o2, i2 = torch.empty_like(out), torch.empty_like(idx)
+    prep = _ext.prepare_adaptive3d_fwd(x, o2, i2, list(size))
+    peer_f, ms = paired(lambda: torch.ops.aten.adaptive_max_pool3d(x, list(size)), lambda: ok(prep.run()), reps)
+    b = nbytes(x, o2, i2)
+    results.append(dict(op="adaptive3d_forward", id=wid, threads=threads, dtype=dtname, index="int64",
+                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, ratio=peer_f / ms,
+                        gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                        max_abs_diff=0.0 if torch.equal(o2, out) and torch.equal(i2, idx) else float("nan")))
+    gy = torch.randn(out.shape, generator=g).to(x.dtype)
+    gx = torch.empty_like(x)
+    prep = _ext.prepare_adaptive3d_bwd(gy, x, idx, gx)
+    peer = lambda: torch.ops.aten.adaptive_max_pool3d_backward(gy, x, idx)  # noqa: E731
+    ref = peer()
+    peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
+    b = nbytes(gy, idx, gx)
+    results.append(dict(op="adaptive3d_backward", id=wid, threads=threads, dtype=dtname, index="int64",
+                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, ratio=peer_ms / ms,
+                        gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                        max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
+
+
 def make_rois(g, n, h, w, r, scale):
     img_h, img_w = h / scale, w / scale
     b = torch.randint(0, n, (r,), generator=g).float()
@@ -270,8 +329,9 @@ def render(results, bws, out_md, out_png):
              "same run with the same thread count.", ""]
     lines.append("Copy bandwidth: " + ", ".join(f"{t} thread(s) {bw:.1f} GB/s" for t, bw in sorted(bws.items())))
     lines.append("")
-    for op in ("maxpool_backward", "maxpool_forward", "adaptive_backward", "adaptive_forward", "roi_backward",
-               "roi_forward"):
+    for op in ("maxpool_backward", "maxpool_forward", "adaptive_backward", "adaptive_forward",
+               "maxpool3d_backward", "maxpool3d_forward", "adaptive3d_backward", "adaptive3d_forward",
+               "roi_backward", "roi_forward"):
         rows = [r for r in results if r["op"] == op]
         if not rows:
             continue
@@ -368,6 +428,13 @@ def main():
                 for r in results[-2:]:
                     print(f"  {r['op']:17s} {r['id']:18s} {r['dtype']:8s}: poolgrad {r['poolgrad_ms']:8.3f} ms "
                           f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
+        for rows, run, count in ((workloads.POOL3D, run_pool3d, 3), (workloads.ADAPTIVE3D, run_adaptive3d, 2)):
+            for row in rows:
+                if args.only is None or row[0] in args.only:
+                    run(row, t, args.reps, results, bws[t])
+                    for r in results[-count:]:
+                        print(f"  {r['op']:19s} {r['id']:18s} {r['dtype']:8s} {r['index']}: poolgrad {r['poolgrad_ms']:8.3f} ms "
+                              f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
         for row in workloads.ROI:
             if args.only is None or row[0] in args.only:
                 run_roi(row, t, args.reps, results, bws[t], read_ms)

@@ -24,7 +24,7 @@ def parse(kind, wid, spec):
     """One row as the tuple compare.py uses (see MAXPOOL / ROI below)."""
     parts = spec.split("_")
     flags = set(parts[2:])
-    dims = _fields(parts[0], {"mb", "ic", "ih", "iw"})
+    dims = _fields(parts[0], {"mb", "ic", "id", "ih", "iw"} if kind.endswith("3d") else {"mb", "ic", "ih", "iw"})
     dtype = next((_DTYPES[f] for f in flags if f in _DTYPES), "float32")
     unknown = flags - set(_DTYPES) - {"ceil", "nhwc", "mask"}
     if unknown:
@@ -37,6 +37,14 @@ def parse(kind, wid, spec):
     if kind == "adaptive":
         a = _fields(parts[1], {"oh", "ow"})
         return (wid, shape, (a["oh"], a["ow"]), dtype)
+    if kind == "pool3d":
+        a = _fields(parts[1], {"k", "s", "p"})
+        return (wid, (dims["mb"], dims["ic"], dims["id"], dims["ih"], dims["iw"]), a["k"], a["s"], a.get("p", 0),
+                "ceil" in flags, dtype)
+    if kind == "adaptive3d":
+        a = _fields(parts[1], {"od", "oh", "ow"})
+        return (wid, (dims["mb"], dims["ic"], dims["id"], dims["ih"], dims["iw"]), (a["od"], a["oh"], a["ow"]),
+                dtype)
     if kind == "roi":
         a = _fields(parts[1], {"r", "p", "s"})
         return (wid, shape, a["r"], a["p"], float(a["s"]), dtype)
@@ -44,7 +52,7 @@ def parse(kind, wid, spec):
 
 
 def load(path=FILE):
-    rows = {"maxpool": [], "roi": [], "adaptive": []}
+    rows = {"maxpool": [], "roi": [], "adaptive": [], "pool3d": [], "adaptive3d": []}
     for line in path.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
@@ -60,3 +68,7 @@ MAXPOOL = _ROWS["maxpool"]
 ROI = _ROWS["roi"]
 # id, (N, C, H, W), (Hout, Wout), dtype
 ADAPTIVE = _ROWS["adaptive"]
+# id, (N, C, D, H, W), kernel, stride, pad, ceil, dtype
+POOL3D = _ROWS["pool3d"]
+# id, (N, C, D, H, W), (Dout, Hout, Wout), dtype
+ADAPTIVE3D = _ROWS["adaptive3d"]

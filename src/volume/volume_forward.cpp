@@ -6,7 +6,8 @@
 //     m of the row it came from (first maximum, last NaN, as a sequential scan does);
 //  B. each output column combines the columns of its W window. Scanning in (d, h, w) order
 //     means: among equal maxima the smallest (m, w) wins, among NaNs the largest, NaN beats any
-//     number; B applies that rule directly, so A's column-first order gives PyTorch's bits.
+//     number; B applies that rule directly (reduce_window), so A's column-first order gives
+//     PyTorch's bits.
 // Rows are read in place when they are float32 with unit stride, else the volume is converted to
 // float32 once (the thread's scratch).
 #include <cstring>
@@ -46,9 +47,11 @@ bool reads_in_place(const VolumeParams &p, const Strided5 &x) {
 }
 
 struct Scratch {
-  float *vol = nullptr;    // the volume as float32 (null when read in place)
-  float *best = nullptr;   // step A: per column, the maximum of the window's rows
-  int32_t *tap = nullptr;  // ... and the ordinal of its row
+  float *vol = nullptr;          // the volume as float32 (null when read in place)
+  float *best = nullptr;         // step A: per column, the maximum of the window's rows
+  int32_t *tap = nullptr;        // ... and the ordinal of its row
+  const float **rows = nullptr;  // step A's rows: at most D*H
+  int64_t *flat = nullptr;       // ... and the flat index of each one's first element
   float *orow = nullptr;
   int64_t *irow = nullptr;
   int64_t *first = nullptr, *count = nullptr, *step = nullptr;  // per axis and output: windows
@@ -59,6 +62,8 @@ void layout(Arena &a, const VolumeParams &p, bool in_place, Scratch *s) {
   s->vol = a.take<float>(in_place ? 0 : p.volume());
   s->best = a.take<float>(W + 8);
   s->tap = a.take<int32_t>(W + 8);
+  s->rows = a.take<const float *>(p.ax[0].in * p.ax[1].in);
+  s->flat = a.take<int64_t>(p.ax[0].in * p.ax[1].in);
   s->orow = a.take<float>(wo);
   s->irow = a.take<int64_t>(wo);
   const int64_t outs = p.ax[0].out + p.ax[1].out + wo;
@@ -74,36 +79,97 @@ int64_t part_bytes(const VolumeParams &p, bool in_place) {
   });
 }
 
-// Step A over columns [0, W) for the rows rows(m), m < taps.
-template <class RowFn>
-POOLGRAD_BODY void combine_rows(RowFn rows, int64_t taps, int64_t W, float *best, int32_t *tap) {
-  std::memcpy(best, rows(0), static_cast<size_t>(W) * 4);
-  std::memset(tap, 0, static_cast<size_t>(W) * 4);
-  for (int64_t m = 1; m < taps; ++m) {
-    const float *r = rows(m);
-    const i8 mv = i8{} + static_cast<int32_t>(m);
-    int64_t w = 0;
-    for (; w + 8 <= W; w += 8) {
-      f8 v, b;
-      i8 t;
-      LOADF8(v, r + w);
-      LOADF8(b, best + w);
-      std::memcpy(&t, tap + w, sizeof t);
-      const i8 take = (v > b) | (v != v);
-      b = take ? v : b;
-      t = take ? mv : t;
-      std::memcpy(best + w, &b, sizeof b);
-      std::memcpy(tap + w, &t, sizeof t);
+// Step A over columns [0, W) for the window's rows rows[m], m < taps (in (d, h) order): 16
+// columns at a time, their maxima and ordinals held in registers across the rows.
+POOLGRAD_BODY void combine_rows(const float *const *rows, int32_t taps, int64_t W, float *best,
+                                int32_t *tap) {
+  int64_t w = 0;
+  for (; w + 16 <= W; w += 16) {
+    f8 b0, b1;
+    i8 t0 = i8{}, t1 = i8{};
+    LOADF8(b0, rows[0] + w);
+    LOADF8(b1, rows[0] + w + 8);
+    for (int32_t m = 1; m < taps; ++m) {
+      f8 v0, v1;
+      LOADF8(v0, rows[m] + w);
+      LOADF8(v1, rows[m] + w + 8);
+      const i8 k0 = (v0 > b0) | (v0 != v0), k1 = (v1 > b1) | (v1 != v1);
+      const i8 mv = i8{} + m;
+      b0 = k0 ? v0 : b0;
+      t0 = k0 ? mv : t0;
+      b1 = k1 ? v1 : b1;
+      t1 = k1 ? mv : t1;
     }
-    for (; w < W; ++w) {
-      const bool take = (r[w] > best[w]) | (r[w] != r[w]);
-      best[w] = take ? r[w] : best[w];
-      tap[w] = take ? static_cast<int32_t>(m) : tap[w];
+    std::memcpy(best + w, &b0, sizeof b0);
+    std::memcpy(best + w + 8, &b1, sizeof b1);
+    std::memcpy(tap + w, &t0, sizeof t0);
+    std::memcpy(tap + w + 8, &t1, sizeof t1);
+  }
+  // Then 8 columns at a time, the last block overlapping the one before when W is not a
+  // multiple of 8 (a column's result does not depend on its neighbours).
+  for (; w < W && W >= 8; w += 8) {
+    if (w + 8 > W) w = W - 8;
+    f8 b;
+    i8 t = i8{};
+    LOADF8(b, rows[0] + w);
+    for (int32_t m = 1; m < taps; ++m) {
+      f8 v;
+      LOADF8(v, rows[m] + w);
+      const i8 k = (v > b) | (v != v);
+      b = k ? v : b;
+      t = k ? (i8{} + m) : t;
     }
+    std::memcpy(best + w, &b, sizeof b);
+    std::memcpy(tap + w, &t, sizeof t);
+  }
+  for (; w < W; ++w) {
+    float b = rows[0][w];
+    int32_t t = 0;
+    for (int32_t m = 1; m < taps; ++m) {
+      const float v = rows[m][w];
+      const bool k = (v > b) | (v != v);
+      b = k ? v : b;
+      t = k ? m : t;
+    }
+    best[w] = b;
+    tap[w] = t;
   }
 }
 
-// A window scanned element by element in (d, h, w) order: windows of more than 2^31 rows.
+// Step B over one window's columns w0 + q*sw, q < cw, in two branch-free passes (which column
+// wins is data, not control): the maximum, then the column holding it with the smallest key
+// m*2^32 + w (the (d, h, w) order; W < 2^32); when a column is NaN, the NaN column with the
+// largest key.
+inline void reduce_window(const float *best, const int32_t *tap, int64_t w0, int64_t cw, int64_t sw,
+                          float *bv, int64_t *bm, int64_t *bw) {
+  float mx = best[w0];
+  bool nan = false;
+  for (int64_t q = 0; q < cw; ++q) {
+    const float v = best[w0 + q * sw];
+    nan |= v != v;
+    mx = v > mx ? v : mx;
+  }
+  int64_t key;
+  if (!nan) {
+    key = INT64_MAX;
+    for (int64_t q = 0; q < cw; ++q) {
+      const int64_t w = w0 + q * sw, k = best[w] == mx ? (int64_t(tap[w]) << 32) + w : INT64_MAX;
+      key = k < key ? k : key;
+    }
+  } else {
+    key = -1;
+    for (int64_t q = 0; q < cw; ++q) {
+      const int64_t w = w0 + q * sw, k = best[w] != best[w] ? (int64_t(tap[w]) << 32) + w : -1;
+      key = k > key ? k : key;
+    }
+  }
+  *bm = key >> 32;
+  *bw = key & 0xffffffff;
+  *bv = best[*bw];
+}
+
+// A window scanned element by element in (d, h, w) order: windows of more than 2^31 rows, rows of
+// more than 2^32 columns.
 template <class RowFn>
 void scan_window(RowFn rows, int64_t taps, int64_t w0, int64_t cw, int64_t sw, float *best,
                  int64_t *m_out, int64_t *w_out) {
@@ -152,8 +218,16 @@ POOLGRAD_BODY void forward_range_body(const VolumeParams &p, const Strided5 &x, 
         const int64_t fh = fst[1][oh], ch = cnt[1][oh], sh = stp[1][oh];
         const int64_t taps = cd * ch;
         auto rows = [&](int64_t m) { return row(fd + m / ch * sd, fh + m % ch * sh); };
-        const bool wide = taps > INT32_MAX;
-        if (taps > 0 && !wide) combine_rows(rows, taps, W, s.best, s.tap);
+        const bool wide = taps > INT32_MAX || W > UINT32_MAX;  // beyond step A/B's keys
+        if (taps > 0 && !wide) {
+          int64_t m = 0;
+          for (int64_t i = 0; i < cd; ++i)
+            for (int64_t j = 0; j < ch; ++j, ++m) {
+              s.rows[m] = row(fd + i * sd, fh + j * sh);
+              s.flat[m] = ((fd + i * sd) * H + fh + j * sh) * W;
+            }
+          combine_rows(s.rows, static_cast<int32_t>(taps), W, s.best, s.tap);
+        }
         for (int64_t ow = 0; ow < wout; ++ow) {
           const int64_t w0 = fst[2][ow], cw = cnt[2][ow], sw = stp[2][ow];
           if (taps == 0 || cw == 0) {
@@ -166,32 +240,24 @@ POOLGRAD_BODY void forward_range_body(const VolumeParams &p, const Strided5 &x, 
           if (wide) {
             scan_window(rows, taps, w0, cw, sw, &bv, &bm, &bw);
           } else {
-            bv = s.best[w0];
-            bm = s.tap[w0];
-            bw = w0;
-            for (int64_t q = 1; q < cw; ++q) {
-              const int64_t w = w0 + q * sw;
-              const float cv = s.best[w];
-              const int64_t cm = s.tap[w];
-              // Step B's rule (see the top): w grows, so (m, w) order needs only m here.
-              const bool take =
-                  (cv > bv) | ((cv == bv) & (cm < bm)) | ((cv != cv) & ((bv == bv) | (cm >= bm)));
-              bv = take ? cv : bv;
-              bm = take ? cm : bm;
-              bw = take ? w : bw;
-            }
+            reduce_window(s.best, s.tap, w0, cw, sw, &bv, &bm, &bw);
           }
           s.orow[ow] = bv;
-          s.irow[ow] = ((fd + bm / ch * sd) * H + fh + bm % ch * sh) * W + bw;
+          s.irow[ow] = (wide ? ((fd + bm / ch * sd) * H + fh + bm % ch * sh) * W : s.flat[bm]) + bw;
         }
-        row_from_f32(p.isa, p.dtype, s.orow, at(out, esz, n, c, od, oh, 0), out.sw, wout, false);
-        if (p.index_dtype == ACL_INT32)
-          for (int64_t ow = 0; ow < wout; ++ow)
-            *reinterpret_cast<int32_t *>(at(idx, 4, n, c, od, oh, ow)) =
-                static_cast<int32_t>(s.irow[ow]);
-        else
-          for (int64_t ow = 0; ow < wout; ++ow)
-            *reinterpret_cast<int64_t *>(at(idx, 8, n, c, od, oh, ow)) = s.irow[ow];
+        if (p.dtype == ACL_FLOAT) {  // short rows: a call per row would cost more than the row
+          float *const o = reinterpret_cast<float *>(at(out, 4, n, c, od, oh, 0));
+          for (int64_t ow = 0; ow < wout; ++ow) o[ow * out.sw] = s.orow[ow];
+        } else {
+          row_from_f32(p.isa, p.dtype, s.orow, at(out, esz, n, c, od, oh, 0), out.sw, wout, false);
+        }
+        if (p.index_dtype == ACL_INT32) {
+          int32_t *const ir = reinterpret_cast<int32_t *>(at(idx, 4, n, c, od, oh, 0));
+          for (int64_t ow = 0; ow < wout; ++ow) ir[ow * idx.sw] = static_cast<int32_t>(s.irow[ow]);
+        } else {
+          int64_t *const ir = reinterpret_cast<int64_t *>(at(idx, 8, n, c, od, oh, 0));
+          for (int64_t ow = 0; ow < wout; ++ow) ir[ow * idx.sw] = s.irow[ow];
+        }
       }
   }
 }
