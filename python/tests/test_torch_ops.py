@@ -1,0 +1,187 @@
+"""poolgrad's registered ops (torch.ops.poolgrad.*): opcheck for every op, torch.compile with
+fullgraph=True, torch.export, and second-order gradients (a gradient penalty) equal to torch's."""
+import pytest
+import torch
+import torchvision  # noqa: F401  (torch.ops.torchvision, the RoI peer)
+
+import poolgrad
+import poolgrad.torch as pgt
+from poolgrad.ops import ops
+
+
+def _rois(n, h, w, r, gen):
+    b = torch.randint(0, n, (r, 1), generator=gen).float()
+    xy = torch.rand(r, 2, generator=gen) * torch.tensor([w - 4.0, h - 4.0])
+    wh = 1 + torch.rand(r, 2, generator=gen) * 6
+    return torch.cat([b, xy, xy + wh], 1)
+
+
+def _samples():
+    g = torch.Generator().manual_seed(0)
+    x2 = torch.randn(2, 3, 9, 9, generator=g, requires_grad=True)
+    x3 = torch.randn(2, 2, 5, 7, 7, generator=g, requires_grad=True)
+    out2, idx2 = ops.max_pool2d_with_indices(x2.detach(), [3, 3], [2, 2], [1, 1], [1, 1], True)
+    out3, idx3 = ops.max_pool3d_with_indices(x3.detach(), [3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1], False)
+    a2, ai2 = ops.adaptive_max_pool2d(x2.detach(), [4, 5])
+    a3, ai3 = ops.adaptive_max_pool3d(x3.detach(), [2, 3, 4])
+    rois = _rois(2, 9, 9, 6, g)
+    y, am = ops.roi_pool(x2.detach(), rois, 1.0, 3, 3)
+    gy2 = torch.randn(out2.shape, generator=g, requires_grad=True)
+    gy3 = torch.randn(out3.shape, generator=g, requires_grad=True)
+    ga2 = torch.randn(a2.shape, generator=g, requires_grad=True)
+    ga3 = torch.randn(a3.shape, generator=g, requires_grad=True)
+    gr = torch.randn(y.shape, generator=g, requires_grad=True)
+    return [
+        (ops.max_pool2d_with_indices, (x2, [3, 3], [2, 2], [1, 1], [1, 1], True)),
+        (ops.max_pool2d_with_indices, (x2, [2, 2])),
+        (ops.max_pool2d_with_indices_backward, (gy2, x2.detach(), [3, 3], [2, 2], [1, 1], [1, 1], True, idx2)),
+        (ops.max_pool3d_with_indices, (x3, [3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1], False)),
+        (ops.max_pool3d_with_indices_backward, (gy3, x3.detach(), [3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1],
+                                                False, idx3)),
+        (ops.adaptive_max_pool2d, (x2, [4, 5])),
+        (ops.adaptive_max_pool2d_backward, (ga2, x2.detach(), ai2)),
+        (ops.adaptive_max_pool3d, (x3, [2, 3, 4])),
+        (ops.adaptive_max_pool3d_backward, (ga3, x3.detach(), ai3)),
+        (ops.roi_pool, (x2, rois, 1.0, 3, 3)),
+        (ops._roi_pool_backward, (gr, rois, am, 1.0, 3, 3, 2, 3, 9, 9)),
+    ]
+
+
+@pytest.mark.parametrize("i", range(11))
+def test_opcheck(i):
+    op, args = _samples()[i]
+    torch.library.opcheck(op, args)
+
+
+def test_opcheck_mask_pair():
+    poolgrad.set_product("Ascend910B")
+    try:
+        x = torch.randn(2, 3, 9, 9, requires_grad=True)
+        torch.library.opcheck(ops.max_pool2d_with_mask, (x, [2, 2], [2, 2], [0, 0], [1, 1], False))
+        out, mask = ops.max_pool2d_with_mask(x.detach(), [3, 3], [2, 2], [1, 1], [1, 1], False)
+        gy = torch.randn(out.shape, requires_grad=True)
+        torch.library.opcheck(ops.max_pool2d_with_mask_backward,
+                              (gy, x.detach(), [3, 3], [2, 2], [1, 1], [1, 1], False, mask))
+        # double backward through the mask equals the Indices pair's
+        gx = ops.max_pool2d_with_mask_backward(gy, x.detach(), [3, 3], [2, 2], [1, 1], [1, 1], False, mask)
+        gg = torch.randn(gx.shape)
+        (d1,) = torch.autograd.grad(gx, gy, gg)
+        _, idx = torch.ops.aten.max_pool2d_with_indices(x.detach(), [3, 3], [2, 2], [1, 1], [1, 1], False)
+        gx_t = torch.ops.aten.max_pool2d_with_indices_backward(gy, x.detach(), [3, 3], [2, 2], [1, 1], [1, 1],
+                                                                False, idx)
+        (d2,) = torch.autograd.grad(gx_t, gy, gg)
+        assert torch.equal(d1, d2)
+    finally:
+        poolgrad.set_product("Ascend950")
+
+
+class _Net(torch.nn.Module):
+    def __init__(self, pool, adaptive):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.pool, self.adaptive = pool, adaptive
+        self.fc = torch.nn.Linear(8 * 2 * 2, 4)
+
+    def forward(self, x):
+        return self.fc(self.adaptive(self.pool(torch.relu(self.conv(x)))).flatten(1))
+
+
+def _nets():
+    torch.manual_seed(0)
+    mine = _Net(pgt.MaxPool2d(3, 2, 1), pgt.AdaptiveMaxPool2d(2))
+    ref = _Net(torch.nn.MaxPool2d(3, 2, 1), torch.nn.AdaptiveMaxPool2d(2))
+    ref.load_state_dict(mine.state_dict())
+    return mine, ref
+
+
+def test_compile_fullgraph_and_train_like_torch():
+    mine, ref = _nets()
+    compiled = torch.compile(mine, fullgraph=True, backend="aot_eager")
+    x = torch.randn(4, 3, 16, 16)
+    for m in (compiled, ref):
+        opt = torch.optim.SGD(m.parameters(), lr=0.1)
+        losses = []
+        for _ in range(3):
+            opt.zero_grad()
+            loss = m(x).square().mean()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        m.losses = losses
+    assert compiled.losses == ref.losses
+
+
+def test_compile_with_inductor():
+    mine, _ = _nets()
+    x = torch.randn(2, 3, 16, 16)
+    want = mine(x)
+    got = torch.compile(mine, fullgraph=True)(x)
+    assert torch.equal(got, want)
+
+
+def test_export_names_the_poolgrad_ops():
+    mine, _ = _nets()
+    x = torch.randn(2, 3, 16, 16)
+    ep = torch.export.export(mine, (x,))
+    text = str(ep.graph)
+    assert "poolgrad.max_pool2d_with_indices" in text and "poolgrad.adaptive_max_pool2d" in text
+    assert torch.equal(ep.module()(x), mine(x))
+
+
+def test_roi_pool_compiles_and_exports():
+    class M(torch.nn.Module):
+        def forward(self, x, rois):
+            return pgt.roi_pool(x, rois, 3, 0.5)
+    x = torch.randn(2, 4, 10, 12)
+    rois = _rois(2, 20, 24, 5, torch.Generator().manual_seed(1))
+    want = M()(x, rois)
+    assert torch.equal(torch.compile(M(), fullgraph=True, backend="aot_eager")(x, rois), want)
+    ep = torch.export.export(M(), (x, rois))
+    assert "poolgrad.roi_pool" in str(ep.graph)
+
+
+@pytest.mark.parametrize("kind", ["max2d", "max3d", "adaptive2d", "adaptive3d"])
+def test_gradient_penalty_matches_torch(kind):
+    """d/dx of |d loss/dx|^2 through a conv and the pooling: second-order gradients as torch's."""
+    torch.manual_seed(0)
+    if kind.endswith("3d"):
+        conv, x = torch.nn.Conv3d(2, 3, 3, padding=1), torch.randn(2, 2, 4, 6, 6)
+    else:
+        conv, x = torch.nn.Conv2d(2, 3, 3, padding=1), torch.randn(2, 2, 8, 8)
+    pools = {"max2d": (pgt.MaxPool2d(2), torch.nn.MaxPool2d(2)),
+             "max3d": (pgt.MaxPool3d(2), torch.nn.MaxPool3d(2)),
+             "adaptive2d": (pgt.AdaptiveMaxPool2d(3), torch.nn.AdaptiveMaxPool2d(3)),
+             "adaptive3d": (pgt.AdaptiveMaxPool3d(2), torch.nn.AdaptiveMaxPool3d(2))}[kind]
+    grads = []
+    for pool in pools:
+        xi = x.clone().requires_grad_(True)
+        conv.zero_grad()
+        y = pool(conv(xi)).square().sum()
+        (gx,) = torch.autograd.grad(y, xi, create_graph=True)
+        penalty = gx.square().sum()
+        penalty.backward()
+        assert conv.weight.grad is not None and conv.weight.grad.abs().sum() > 0
+        grads.append(conv.weight.grad.clone())
+    torch.testing.assert_close(grads[0], grads[1], rtol=1e-5, atol=1e-6)
+
+
+def test_roi_double_backward_matches_torchvision_adjoint():
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(2, 3, 8, 8, generator=g)
+    rois = _rois(2, 8, 8, 5, g)
+    y, am = ops.roi_pool(x, rois, 1.0, 2, 2)
+    gy = torch.randn(y.shape, generator=g, requires_grad=True)
+    gx = ops._roi_pool_backward(gy, rois, am, 1.0, 2, 2, 2, 3, 8, 8)
+    gg = torch.randn(gx.shape, generator=g)
+    (d,) = torch.autograd.grad(gx, gy, gg)
+    # <gg, B(gy)> = <B^T(gg), gy> for the linear scatter B: the adjoint identity, in float64
+    lhs = (gg.double() * ops._roi_pool_backward(gy.double().detach().float(), rois, am, 1.0, 2, 2, 2, 3, 8, 8)
+           .double()).sum()
+    assert torch.isclose(lhs, (d.double() * gy.double().detach()).sum(), rtol=1e-6)
+
+
+def test_layer_conventions():
+    m = pgt.MaxPool2d(3)
+    assert "stride=3" in repr(m) and m.stride == torch.nn.MaxPool2d(3).stride
+    with pytest.raises(TypeError):
+        pgt.max_pool2d(torch.randn(1, 1, 4, 4), "2")
