@@ -308,6 +308,35 @@ def run_roi(row, threads, reps, results, bw, read_ms=None):
                         max_abs_diff=err, **floors))
 
 
+def run_layers(threads, reps, results, bw):
+    """End to end from Python: poolgrad.torch's layers (registered ops, autograd) forward + backward
+    against torch.nn.MaxPool2d and torchvision.ops.RoIPool on the same tensors: what a model sees,
+    allocation, per-call overhead and autograd included."""
+    import poolgrad.torch as pgt
+    import torchvision.ops
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn((32, 64, 112, 112), generator=g).requires_grad_(True)
+    gy = torch.randn((32, 64, 56, 56), generator=g)
+    f = torch.randn((2, 512, 38, 50), generator=g).requires_grad_(True)
+    rois = make_rois(g, 2, 38, 50, 512, 1 / 16)
+    gr = torch.randn((512, 512, 7, 7), generator=g)
+    rows = [("resnet-stem-maxpool2d", x, gy, lambda m: m(x), pgt.MaxPool2d(3, 2, 1), torch.nn.MaxPool2d(3, 2, 1)),
+            ("fast-rcnn-roipool", f, gr, lambda m: m(f, rois), pgt.RoIPool(7, 1 / 16),
+             torchvision.ops.RoIPool(7, 1 / 16))]
+    for wid, inp, grad, call, mine, peer in rows:
+        def step(m):
+            inp.grad = None
+            call(m).backward(grad)
+        step(mine)
+        got = inp.grad.clone()
+        step(peer)
+        diff = (got - inp.grad).abs().max().item() if wid.endswith("maxpool2d") else float("nan")
+        peer_ms, ms = paired(lambda: step(peer), lambda: step(mine), reps)
+        results.append(dict(op="layer_forward_backward", id=wid, threads=threads, dtype="float32", index="-",
+                            kernel="poolgrad.torch", poolgrad_ms=ms, peer_ms=peer_ms, ratio=peer_ms / ms,
+                            gbs=float("nan"), roof_fraction=float("nan"), max_abs_diff=diff))
+
+
 def l3_bytes():
     try:
         v = os.sysconf("SC_LEVEL3_CACHE_SIZE")
@@ -331,7 +360,7 @@ def render(results, bws, out_md, out_png):
     lines.append("")
     for op in ("maxpool_backward", "maxpool_forward", "adaptive_backward", "adaptive_forward",
                "maxpool3d_backward", "maxpool3d_forward", "adaptive3d_backward", "adaptive3d_forward",
-               "roi_backward", "roi_forward"):
+               "roi_backward", "roi_forward", "layer_forward_backward"):
         rows = [r for r in results if r["op"] == op]
         if not rows:
             continue
@@ -441,6 +470,11 @@ def main():
                 for r in results[-2:]:
                     print(f"  {r['op']:17s} {r['id']:18s} {r['dtype']:8s}: poolgrad {r['poolgrad_ms']:8.3f} ms "
                           f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
+        if args.only is None or "layers" in args.only:
+            run_layers(t, args.reps, results, bws[t])
+            for r in results[-2:]:
+                print(f"  {r['op']:17s} {r['id']:22s}: poolgrad {r['poolgrad_ms']:8.3f} ms "
+                      f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f}", flush=True)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "performance.json").write_text(json.dumps(dict(bandwidth_gbs=bws, results=results), indent=1))

@@ -9,6 +9,8 @@ cmake -S "$root" -B "$root/build-bench" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DPOOLGRAD_BUILD_BENCHMARKS=ON -DPOOLGRAD_BUILD_TESTS=OFF >/dev/null
 cmake --build "$root/build-bench"
 # compare.py times the installed package (the same library and kernels as the build).
-"$root/.venv/bin/pip" install --quiet --no-build-isolation "$root"
+# The build folder is kept outside the package sources (pip install also works from a read-only
+# tree, in a temporary folder) but reused here between runs.
+"$root/.venv/bin/pip" install --quiet --no-build-isolation -C build-dir="$root/build-py/{wheel_tag}" "$root"
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 "$root/.venv/bin/python" "$root/bench/compare.py" --build "$root/build-bench" "$@"

@@ -45,5 +45,7 @@ fi
 echo "== Python package (pip install . into .venv, then pytest)"
 bash "$root/scripts/venv.sh"
 bash "$root/scripts/check-configure.sh"
-"$root/.venv/bin/pip" install --quiet --no-build-isolation "$root"
+# The build folder is kept outside the package sources (pip install also works from a read-only
+# tree, in a temporary folder) but reused here between runs.
+"$root/.venv/bin/pip" install --quiet --no-build-isolation -C build-dir="$root/build-py/{wheel_tag}" "$root"
 (cd "$root/python/tests" && PATH="$root/.venv/bin:$PATH" "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider .)

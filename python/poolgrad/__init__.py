@@ -1,7 +1,8 @@
 """poolgrad: CANN's max-pool and RoI-pool operators (forward and backward) on the CPU.
 
 Works with any CPU array that speaks DLPack (NumPy, PyTorch); outputs are of the same library as
-the first input. Errors raise PoolgradError (a ValueError) with the library's status and message.
+the first input, or the caller's own arrays given as ``out=`` (a pair for a forward: its outputs and
+indices; one array for a backward). Errors raise PoolgradError (a ValueError) with the library's status and message.
 """
 from __future__ import annotations
 
@@ -62,6 +63,11 @@ def _check_array(a, name: str):
         raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
                             f"{name} must be a CPU array supporting DLPack (NumPy or PyTorch), "
                             f"but got {type(a).__name__}")
+    dt = getattr(a, "dtype", None)
+    if getattr(dt, "byteorder", "=") == ">":  # NumPy: DLPack has no byte order; say what is wrong
+        raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
+                            f"{name} is big-endian ({dt}); poolgrad takes native (little-endian) arrays: "
+                            f"use {name}.astype({name}.dtype.newbyteorder('='))")
     if _is_torch(a):
         if a.device.type != "cpu":
             raise PoolgradError(ACLNN_ERR_PARAM_INVALID, f"{name} must be on the CPU, but is on {a.device}")
@@ -122,6 +128,22 @@ def _pool_attrs(kernel_size, stride, padding, dilation):
             _pair(padding, "padding"), _pair(dilation, "dilation"))
 
 
+def _outs(out, names):
+    """The caller's ``out=`` arrays, checked as inputs are: one array for a backward, a pair for a
+    forward (its outputs and indices). The library checks their shapes and dtypes and says which
+    is wrong; nothing is allocated."""
+    if len(names) == 1:
+        return _check_array(out, names[0])
+    try:
+        arrays = tuple(out)
+    except TypeError:
+        arrays = ()
+    if len(arrays) != len(names):
+        raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
+                            f"out must be a pair ({', '.join(names)}), but got {type(out).__name__}")
+    return tuple(_check_array(a, n) for a, n in zip(arrays, names))
+
+
 def _call(fn, *args):
     status, message = fn(*args)
     if status != 0:
@@ -146,29 +168,32 @@ def _pool_out_shape(x, k, s, p, d, ceil_mode):
 
 
 def max_pool2d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            index_dtype="int64"):
+                            index_dtype="int64", *, out=None):
     """Max pooling with argmax indices (flat h*W + w in each plane), like
     torch.nn.functional.max_pool2d(..., return_indices=True). x: (N, C, H, W) or (C, H, W)."""
     x = _check_array(x, "x")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
-    if index_dtype not in ("int32", "int64"):
-        raise PoolgradError(ACLNN_ERR_PARAM_INVALID, f"index_dtype must be 'int32' or 'int64', but got {index_dtype!r}")
+    index_dtype = _index_dtype(index_dtype)
     shape = _pool_out_shape(x, k, s, p, d, bool(ceil_mode))
     cl = _is_channels_last(x)
-    out = _empty_like_lib(x, shape, _float_dtype(x), cl)
-    idx = _empty_like_lib(x, shape, index_dtype, cl)
+    if out is not None:
+        out, idx = _outs(out, ('out', 'indices'))
+    else:
+        out = _empty_like_lib(x, shape, _float_dtype(x), cl)
+        idx = _empty_like_lib(x, shape, index_dtype, cl)
     _call(_ext.max_pool2d_fwd, x, out, idx, k, s, p, d, bool(ceil_mode))
     return out, idx
 
 
 def max_pool2d_with_indices_backward(grad_output, x, indices, kernel_size, stride=None, padding=0,
-                                     dilation=1, ceil_mode=False):
+                                     dilation=1, ceil_mode=False, *, out=None):
     """Gradient of max pooling: grad_output scattered to indices, summed where they repeat."""
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
-    gx = _empty_like_lib(grad_output, list(x.shape), _float_dtype(x), _is_channels_last(x))
+    gx = _outs(out, ("out",)) if out is not None else \
+        _empty_like_lib(grad_output, list(x.shape), _float_dtype(x), _is_channels_last(x))
     _call(_ext.max_pool2d_bwd, grad_output, x, indices, gx, k, s, p, d, bool(ceil_mode))
     return gx
 
@@ -183,30 +208,34 @@ def _mask_shape(x, k, s, p, d, ceil_mode):
     return shape[:-2] + [kh * kw, row]
 
 
-def max_pool2d_with_mask(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+def max_pool2d_with_mask(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, *, out=None):
     """aclnnMaxPool2dWithMask (Ascend910B / Ascend910_93 profiles, see set_product): (out, mask),
     the mask an int8 array of CANN's shape holding the int32 flat indices (docs/mask.md)."""
     x = _check_array(x, "x")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
-    out = _empty_like_lib(x, _pool_out_shape(x, k, s, p, d, bool(ceil_mode)), _float_dtype(x))
-    mask = _empty_like_lib(x, _mask_shape(x, k, s, p, d, bool(ceil_mode)), "int8")
+    if out is not None:
+        out, mask = _outs(out, ('out', 'mask'))
+    else:
+        out = _empty_like_lib(x, _pool_out_shape(x, k, s, p, d, bool(ceil_mode)), _float_dtype(x))
+        mask = _empty_like_lib(x, _mask_shape(x, k, s, p, d, bool(ceil_mode)), "int8")
     _call(_ext.mask_fwd, x, out, mask, k, s, p, d, bool(ceil_mode))
     return out, mask
 
 
 def max_pool2d_with_mask_backward(grad_output, x, mask, kernel_size, stride=None, padding=0,
-                                  dilation=1, ceil_mode=False):
+                                  dilation=1, ceil_mode=False, *, out=None):
     """aclnnMaxPool2dWithMaskBackward: grad_output scattered to the mask's indices."""
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     mask = _check_array(mask, "mask")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
-    gx = _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
+    gx = _outs(out, ("out",)) if out is not None else \
+        _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
     _call(_ext.mask_bwd, grad_output, x, mask, gx, k, s, p, d, bool(ceil_mode))
     return gx
 
 
-def adaptive_max_pool2d(x, output_size):
+def adaptive_max_pool2d(x, output_size, *, out=None):
     """aclnnAdaptiveMaxPool2d: (out, int64 indices), like
     torch.nn.functional.adaptive_max_pool2d(x, output_size, return_indices=True) (channels-last
     inputs are read as the NCHW views they are). x: (N, C, H, W) or (C, H, W)."""
@@ -217,27 +246,35 @@ def adaptive_max_pool2d(x, output_size):
     shape = list(x.shape)
     if len(shape) in (3, 4) and len(size) == 2:
         shape[-2], shape[-1] = max(size[0], 1), max(size[1], 1)
-    out = _empty_like_lib(x, shape, _float_dtype(x))
-    idx = _empty_like_lib(x, shape, "int64")
+    if out is not None:
+        out, idx = _outs(out, ('out', 'indices'))
+    else:
+        out = _empty_like_lib(x, shape, _float_dtype(x))
+        idx = _empty_like_lib(x, shape, "int64")
     _call(_ext.adaptive_fwd, x, out, idx, size)
     return out, idx
 
 
-def adaptive_max_pool2d_backward(grad_output, x, indices):
+def adaptive_max_pool2d_backward(grad_output, x, indices, *, out=None):
     """aclnnAdaptiveMaxPool2dBackward (Ascend910B / Ascend910_93 profiles, see set_product):
     grad_output scattered to indices (int32 or int64), summed where bins overlap."""
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
-    gx = _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
+    gx = _outs(out, ("out",)) if out is not None else \
+        _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
     _call(_ext.adaptive_bwd, grad_output, x, indices, gx)
     return gx
 
 
 # ---- 3-D max pooling and adaptive 3-D max pooling --------------------------------------------------
-def _check_index_dtype(index_dtype):
-    if index_dtype not in ("int32", "int64"):
-        raise PoolgradError(ACLNN_ERR_PARAM_INVALID, f"index_dtype must be 'int32' or 'int64', but got {index_dtype!r}")
+def _index_dtype(index_dtype) -> str:
+    """'int32' or 'int64' from a name, a NumPy dtype or a torch dtype."""
+    name = str(getattr(index_dtype, "name", index_dtype)).replace("torch.", "")
+    if name not in ("int32", "int64"):
+        raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
+                            f"index_dtype must be int32 or int64 (a name, NumPy or torch dtype), but got {index_dtype!r}")
+    return name
 
 
 def _triple(v, i, default):
@@ -261,33 +298,37 @@ def _pool3d_out_shape(x, k, s, p, d, ceil_mode):
 
 
 def max_pool3d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            index_dtype="int64"):
+                            index_dtype="int64", *, out=None):
     """aclnnMaxPool3dWithArgmax: (out, indices), the indices flat d*H*W + h*W + w in each volume, like
     torch.nn.functional.max_pool3d(..., return_indices=True). x: (N, C, D, H, W) or (C, D, H, W).
     INT64 indices need the Ascend950 profile (the default); int32 works on every profile."""
     x = _check_array(x, "x")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
-    _check_index_dtype(index_dtype)
+    index_dtype = _index_dtype(index_dtype)
     shape = _pool3d_out_shape(x, k, s, p, d, bool(ceil_mode))
-    out = _empty_like_lib(x, shape, _float_dtype(x))
-    idx = _empty_like_lib(x, shape, index_dtype)
+    if out is not None:
+        out, idx = _outs(out, ('out', 'indices'))
+    else:
+        out = _empty_like_lib(x, shape, _float_dtype(x))
+        idx = _empty_like_lib(x, shape, index_dtype)
     _call(_ext.max_pool3d_fwd, x, out, idx, k, s, p, d, bool(ceil_mode))
     return out, idx
 
 
 def max_pool3d_with_indices_backward(grad_output, x, indices, kernel_size, stride=None, padding=0,
-                                     dilation=1, ceil_mode=False):
+                                     dilation=1, ceil_mode=False, *, out=None):
     """aclnnMaxPool3dWithArgmaxBackward: grad_output scattered to indices, summed where they repeat."""
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
-    gx = _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
+    gx = _outs(out, ("out",)) if out is not None else \
+        _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
     _call(_ext.max_pool3d_bwd, grad_output, x, indices, gx, k, s, p, d, bool(ceil_mode))
     return gx
 
 
-def adaptive_max_pool3d(x, output_size, index_dtype="int64"):
+def adaptive_max_pool3d(x, output_size, index_dtype="int64", *, out=None):
     """aclnnAdaptiveMaxPool3d: (out, indices), like
     torch.nn.functional.adaptive_max_pool3d(x, output_size, return_indices=True).
     x: (N, C, D, H, W) or (C, D, H, W); output_size: one size or (Dout, Hout, Wout)."""
@@ -295,22 +336,26 @@ def adaptive_max_pool3d(x, output_size, index_dtype="int64"):
     size = _pair(output_size, "output_size")
     if len(size) == 1:
         size = size * 3
-    _check_index_dtype(index_dtype)
+    index_dtype = _index_dtype(index_dtype)
     shape = list(x.shape)
     if len(shape) in (4, 5) and len(size) == 3:
         shape[-3:] = [max(v, 1) for v in size]
-    out = _empty_like_lib(x, shape, _float_dtype(x))
-    idx = _empty_like_lib(x, shape, index_dtype)
+    if out is not None:
+        out, idx = _outs(out, ('out', 'indices'))
+    else:
+        out = _empty_like_lib(x, shape, _float_dtype(x))
+        idx = _empty_like_lib(x, shape, index_dtype)
     _call(_ext.adaptive3d_fwd, x, out, idx, size)
     return out, idx
 
 
-def adaptive_max_pool3d_backward(grad_output, x, indices):
+def adaptive_max_pool3d_backward(grad_output, x, indices, *, out=None):
     """aclnnAdaptiveMaxPool3dBackward: grad_output scattered to indices, summed where bins overlap."""
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
-    gx = _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
+    gx = _outs(out, ("out",)) if out is not None else \
+        _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
     _call(_ext.adaptive3d_bwd, grad_output, x, indices, gx)
     return gx
 
@@ -327,7 +372,7 @@ def _scales(spatial_scale):
                             f"spatial_scale must be a float or a pair (h, w), but got {spatial_scale!r}")
 
 
-def roi_pool_with_argmax(x, rois, output_size, spatial_scale):
+def roi_pool_with_argmax(x, rois, output_size, spatial_scale, *, out=None):
     """Fast R-CNN RoI max pooling with CANN's geometry; returns (y, argmax int32).
     x: (N, C, H, W); rois: (R, 5) rows (batch_index, x1, y1, x2, y2)."""
     x = _check_array(x, "x")
@@ -338,13 +383,16 @@ def roi_pool_with_argmax(x, rois, output_size, spatial_scale):
     r = rois.shape[0] if len(rois.shape) >= 1 else 0
     c = x.shape[1] if len(x.shape) >= 2 else 0
     shape = [r, c, max(ph, 0), max(pw, 0)]
-    y = _empty_like_lib(x, shape, _float_dtype(x, ("float32", "float16")))
-    argmax = _empty_like_lib(x, shape, "int32")
+    if out is not None:
+        y, argmax = _outs(out, ('y', 'argmax'))
+    else:
+        y = _empty_like_lib(x, shape, _float_dtype(x, ("float32", "float16")))
+        argmax = _empty_like_lib(x, shape, "int32")
     _call(_ext.roi_fwd, x, rois, y, argmax, ph, pw, sh, sw)
     return y, argmax
 
 
-def roi_pool_with_argmax_backward(grad_output, rois, argmax, input_shape, spatial_scale=1.0):
+def roi_pool_with_argmax_backward(grad_output, rois, argmax, input_shape, spatial_scale=1.0, *, out=None):
     """Gradient of RoI pooling: grad_output scattered to (batch, c, argmax); -1 skipped.
     input_shape: (N, C, H, W) of the feature map."""
     grad_output = _check_array(grad_output, "grad_output")
@@ -352,7 +400,8 @@ def roi_pool_with_argmax_backward(grad_output, rois, argmax, input_shape, spatia
     argmax = _check_array(argmax, "argmax")
     shape = [int(v) for v in input_shape]
     _scales(spatial_scale)
-    gx = _empty_like_lib(grad_output, shape, _float_dtype(grad_output, ("float32", "float16")))
+    gx = _outs(out, ("out",)) if out is not None else \
+        _empty_like_lib(grad_output, shape, _float_dtype(grad_output, ("float32", "float16")))
     gs = list(grad_output.shape)
     ph, pw = (gs[2], gs[3]) if len(gs) == 4 else (0, 0)
     _call(_ext.roi_bwd, grad_output, gx, rois, argmax, ph, pw, float(_scales(spatial_scale)[0]))

@@ -217,6 +217,7 @@ EXAMPLES = """examples:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="poolgrad", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
+    p.add_argument("--version", action="version", version=f"poolgrad {poolgrad.__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     g = sub.add_parser("golden", help="run an operator and write its outputs",
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import torch
 
+from . import _ext
 from . import (PoolgradError, ACLNN_ERR_PARAM_INVALID, adaptive_max_pool2d, adaptive_max_pool2d_backward,
                adaptive_max_pool3d, adaptive_max_pool3d_backward, max_pool2d_with_indices,
                max_pool2d_with_indices_backward, max_pool2d_with_mask, max_pool2d_with_mask_backward,
@@ -53,7 +54,9 @@ ops = torch.ops.poolgrad
 
 
 def _impl(name):
-    """Registers fn as the op's kernel for every backend, refusing tensors off the CPU by name."""
+    """Registers fn as the op's kernel for every backend, refusing tensors off the CPU by name. The
+    ops run with torch's thread count (torch.get_num_threads()), as the ATen ops they stand in for;
+    poolgrad's own count (poolgrad.set_num_threads, POOLGRAD_NUM_THREADS) is left as it was."""
     def wrap(fn):
         def kernel(*args, **kwargs):
             for a in list(args) + list(kwargs.values()):
@@ -61,7 +64,14 @@ def _impl(name):
                     raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
                                         f"poolgrad::{name}: a tensor is on {a.device}; poolgrad runs on the CPU "
                                         "(move it with .cpu())")
-            return fn(*args, **kwargs)
+            mine, theirs = _ext.get_num_threads(), torch.get_num_threads()
+            if mine == theirs:
+                return fn(*args, **kwargs)
+            _ext.set_num_threads(theirs)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _ext.set_num_threads(mine)
         _lib.impl(name, kernel, "CompositeExplicitAutograd")
         return fn
     return wrap

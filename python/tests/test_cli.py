@@ -11,14 +11,22 @@ import torch
 import poolgrad
 
 
+def _script():
+    """The console script beside this Python (a venv's bin/), else on PATH."""
+    here = os.path.join(os.path.dirname(sys.executable), "poolgrad")
+    return here if os.access(here, os.X_OK) else shutil.which("poolgrad")
+
+
 def run(*args, cwd=None):
-    exe = shutil.which("poolgrad") or None
+    exe = _script()
     cmd = [exe, *args] if exe else [sys.executable, "-m", "poolgrad", *args]
     return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
 
 
 def test_console_script_is_installed():
-    assert shutil.which("poolgrad") is not None or os.environ.get("POOLGRAD_NO_SCRIPT")
+    assert _script() is not None or os.environ.get("POOLGRAD_NO_SCRIPT")
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"poolgrad {poolgrad.__version__}"
     r = run("--help")
     assert r.returncode == 0 and "golden" in r.stdout and "examples:" in r.stdout
     r = run("golden", "--help")

@@ -31,7 +31,8 @@ namespace nb = nanobind;
 
 namespace {
 
-using Array = nb::ndarray<nb::device::cpu>;
+// Read-only arrays are accepted: inputs are never written, outputs are made by the package.
+using Array = nb::ndarray<nb::ro, nb::device::cpu>;
 using Result = std::pair<int, std::string>;
 
 const char *kNoMsg = "";

@@ -1,0 +1,28 @@
+"""The package's conventions: typed (py.typed and the extension's stubs, kept in step with the
+extension), one version string, the wheel's contents."""
+import importlib.metadata
+import pathlib
+import subprocess
+import sys
+
+import poolgrad
+
+PKG = pathlib.Path(poolgrad.__file__).parent
+
+
+def test_typed_and_stubs_match_the_extension(tmp_path):
+    assert (PKG / "py.typed").exists()
+    out = tmp_path / "_ext.pyi"
+    subprocess.run([sys.executable, "-m", "nanobind.stubgen", "-m", "poolgrad._ext", "-o", str(out), "-q"],
+                   check=True)
+    assert out.read_text() == (PKG / "_ext.pyi").read_text(), "regenerate python/poolgrad/_ext.pyi"
+
+
+def test_one_version():
+    assert poolgrad.__version__ == importlib.metadata.version("poolgrad")
+
+
+def test_installed_package_has_one_library_and_no_sources():
+    files = sorted(p.name for p in PKG.iterdir())
+    assert not [f for f in files if f.endswith((".cpp", ".h"))], files
+    assert [f for f in files if f.startswith("libpoolgrad")] == ["libpoolgrad.so"], files
