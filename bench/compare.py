@@ -425,6 +425,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=ROUNDS, help="alternating peer/poolgrad blocks per figure")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--out", default=str(ROOT / "docs"))
+    ap.add_argument("--update", action="store_true",
+                    help="replace only the rows measured now in the existing report (same op, id, threads, "
+                         "index), keeping its copy bandwidths (the other rows' roofs were computed with them)")
     args = ap.parse_args()
     globals()["ROUNDS"] = max(1, args.rounds)
     cb = ctypes.CDLL(os.path.join(args.build, "bench", "libpoolgrad_copybw.so"))
@@ -477,6 +480,12 @@ def main():
                       f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f}", flush=True)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.update and (out / "performance.json").exists():
+        old = json.loads((out / "performance.json").read_text())
+        key = lambda r: (r["op"], r["id"], r["threads"], r["index"])  # noqa: E731
+        now = {key(r) for r in results}
+        results = [r for r in old["results"] if key(r) not in now] + results
+        bws = {**bws, **{int(t): b for t, b in old["bandwidth_gbs"].items()}}
     (out / "performance.json").write_text(json.dumps(dict(bandwidth_gbs=bws, results=results), indent=1))
     render(results, bws, out / "performance.md", out / "performance.png")
     print("wrote", out / "performance.md", out / "performance.png", out / "performance.json")

@@ -49,3 +49,20 @@ bash "$root/scripts/check-configure.sh"
 # tree, in a temporary folder) but reused here between runs.
 "$root/.venv/bin/pip" install --quiet --no-build-isolation -C build-dir="$root/build-py/{wheel_tag}" "$root"
 (cd "$root/python/tests" && PATH="$root/.venv/bin:$PATH" "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider .)
+
+echo "== The wheel, built from a read-only copy of the tracked sources"
+ro=$(mktemp -d)
+trap 'chmod -R u+w "$ro"; rm -rf "$ro"' EXIT
+(cd "$root" && git ls-files -z | xargs -0 cp --parents -t "$ro")
+chmod -R a-w "$ro"
+"$root/.venv/bin/pip" wheel --quiet --no-build-isolation --no-deps "$ro" -w "$ro.whl"
+"$root/.venv/bin/python" - "$ro.whl" <<'PY'
+import pathlib, sys, zipfile
+names = [n for w in pathlib.Path(sys.argv[1]).glob("*.whl") for n in zipfile.ZipFile(w).namelist()]
+libs = [n for n in names if "libpoolgrad" in n]
+assert libs == ["poolgrad/libpoolgrad.so"], libs
+assert not [n for n in names if n.endswith((".cpp", ".h"))], names
+assert "poolgrad/py.typed" in names and "poolgrad/_ext.pyi" in names, names
+print("wheel: one libpoolgrad.so, no sources, typed")
+PY
+rm -rf "$ro.whl"

