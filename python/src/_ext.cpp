@@ -6,7 +6,6 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
-
 #include <sys/mman.h>
 
 #include <cstdint>
