@@ -7,9 +7,9 @@ venv="$root/.venv"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-stamp="$venv/.poolgrad-deps-v3"
+stamp="$venv/.poolgrad-deps-v4"
 if [ ! -f "$stamp" ]; then
   "$venv/bin/pip" install --quiet --upgrade pip
-  "$venv/bin/pip" install --quiet numpy pytest hypothesis matplotlib scikit-build-core nanobind torch torchvision
+  "$venv/bin/pip" install --quiet numpy ml_dtypes pytest hypothesis matplotlib scikit-build-core nanobind torch torchvision
   touch "$stamp"
 fi

@@ -64,6 +64,10 @@ def _check_array(a, name: str):
                             f"{name} must be a CPU array supporting DLPack (NumPy or PyTorch), "
                             f"but got {type(a).__name__}")
     dt = getattr(a, "dtype", None)
+    if str(dt).replace("torch.", "") == "uint16":  # uint16 carries bfloat16 bits to the extension
+        raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
+                            f"{name} dtype uint16 is not supported: poolgrad takes float32, float16 or bfloat16 "
+                            "(torch.bfloat16 or ml_dtypes.bfloat16) data and int32 / int64 indices")
     if getattr(dt, "byteorder", "=") == ">":  # NumPy: DLPack has no byte order; say what is wrong
         raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
                             f"{name} is big-endian ({dt}); poolgrad takes native (little-endian) arrays: "
@@ -92,13 +96,34 @@ def _empty_like_lib(ref, shape, dtype_name: str, channels_last: bool = False):
             a = torch.empty(shape, dtype=dt)
     else:
         import numpy as np
-        a = np.empty(shape, dtype=dtype_name)
+        a = np.empty(shape, dtype=_bfloat16() if dtype_name == "bfloat16" else dtype_name)
     if a.nbytes >= _HUGE_BYTES:
         _ext.advise_huge(a)
     return a
 
 
 _HUGE_BYTES = 4 << 20
+
+
+def _bfloat16():
+    """NumPy's bfloat16 (ml_dtypes, an optional dependency: pip install ml_dtypes)."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
+                            "bfloat16 NumPy arrays need the ml_dtypes package (pip install ml_dtypes)")
+    return ml_dtypes.bfloat16
+
+
+def _ext_arg(a):
+    """What the extension receives: NumPy bfloat16 arrays (ml_dtypes), which DLPack cannot carry,
+    as uint16 views of the same memory, which the extension reads as BF16 (uint16 arrays of the
+    caller's own are refused before they get here)."""
+    dt = getattr(a, "dtype", None)
+    if dt is not None and getattr(dt, "name", "") == "bfloat16" and hasattr(a, "view") and not _is_torch(a):
+        import numpy as np
+        return a.view(np.uint16)
+    return a
 
 
 def _dtype_name(a) -> str:
@@ -152,7 +177,7 @@ def _outs(out, names):
 
 
 def _call(fn, *args):
-    status, message = fn(*args)
+    status, message = fn(*[_ext_arg(a) for a in args])
     if status != 0:
         raise PoolgradError(status, message)
 

@@ -27,12 +27,18 @@ class CliError(Exception):
     pass
 
 
-def _bf16_to_f32(raw: np.ndarray) -> np.ndarray:
-    return (raw.astype(np.uint32) << 16).view(np.float32)
+def _bf16(raw: np.ndarray) -> np.ndarray:
+    """Raw bfloat16 bits (uint16 or 2-byte void) as an ml_dtypes.bfloat16 array."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise CliError("bfloat16 data needs the ml_dtypes package (pip install ml_dtypes)")
+    return raw.view(np.uint16).view(ml_dtypes.bfloat16)
 
 
 def load(spec: str):
-    """Returns (array, dtype name). bfloat16 .bin data comes back as float32 values."""
+    """Returns (array, dtype name). bfloat16 data (.bin, or .npy as np.save writes ml_dtypes'
+    bfloat16: 2-byte void) comes back as an ml_dtypes.bfloat16 array."""
     path, dtype, shape = spec, None, None
     if not os.path.exists(spec) and spec.count(":") >= 2:
         path, dtype, shape_s = spec.rsplit(":", 2)
@@ -47,6 +53,8 @@ def load(spec: str):
             a = np.load(path, allow_pickle=False)
         except Exception as e:  # noqa: BLE001 - any unreadable file is one clear line
             raise CliError(f"{path}: not a readable .npy file ({e})")
+        if a.dtype.kind == "V" and a.dtype.itemsize == 2:
+            a = _bf16(a)
         return a, str(a.dtype)
     if dtype is None:
         raise CliError(f"{path}: a raw file needs its dtype and shape: {path}:DTYPE:SHAPE (e.g. {path}:float32:2,3,8,8)")
@@ -58,7 +66,7 @@ def load(spec: str):
     if data.size != count:
         raise CliError(f"{path}: holds {data.size} {dtype} values but shape {shape} needs {count}")
     data = data.reshape(shape)
-    return (_bf16_to_f32(data) if dtype == "bfloat16" else data), dtype
+    return (_bf16(data) if dtype == "bfloat16" else data), dtype
 
 
 def save(path: str, a: np.ndarray, fmt: str) -> str:

@@ -77,3 +77,18 @@ def test_torch_ops_follow_torch_threads():
 def test_kernel_size_must_be_ints():
     with pytest.raises(TypeError):
         pgt.MaxPool2d("2")(torch.randn(1, 1, 4, 4))
+
+
+def test_numpy_bfloat16_in_and_out():
+    ml_dtypes = pytest.importorskip("ml_dtypes")  # installed by scripts/venv.sh: never skipped in CI
+    xt = torch.randn(2, 3, 9, 9).to(torch.bfloat16)
+    x = xt.float().numpy().astype(ml_dtypes.bfloat16)
+    out, idx = poolgrad.max_pool2d_with_indices(x, 3, 2, 1)
+    out_t, idx_t = torch.ops.aten.max_pool2d_with_indices(xt, [3, 3], [2, 2], [1, 1], [1, 1], False)
+    assert out.dtype == ml_dtypes.bfloat16
+    assert np.array_equal(out.astype(np.float32), out_t.float().numpy()) and np.array_equal(idx, idx_t.numpy())
+    gy = np.ones(out.shape, ml_dtypes.bfloat16)
+    gx = poolgrad.max_pool2d_with_indices_backward(gy, x, idx, 3, 2, 1)
+    assert gx.dtype == ml_dtypes.bfloat16 and float(gx.astype(np.float32).sum()) == float(out.size)
+    with pytest.raises(poolgrad.PoolgradError, match="dtype uint16 is not supported"):
+        poolgrad.max_pool2d_with_indices(np.zeros((1, 1, 4, 4), np.uint16), 2)

@@ -161,3 +161,20 @@ def test_golden_3d_ops(tmp_path):
     r = run("golden", "adaptive-max-pool3d", "--input", str(tmp_path / "x.npy"), "--output-size", "2,4,4",
             "--product", "Ascend910B", "--out-dir", str(tmp_path / "bad"))
     assert r.returncode == 2 and "INT32 only on Ascend910B" in r.stderr
+
+
+def test_golden_bfloat16_files_keep_their_dtype(tmp_path):
+    ml_dtypes = pytest.importorskip("ml_dtypes")  # installed by scripts/venv.sh: never skipped in CI
+    x = np.random.default_rng(2).standard_normal((1, 2, 6, 6)).astype(ml_dtypes.bfloat16)
+    x.tofile(tmp_path / "x.bin")
+    for fmt in ("bin", "npy"):
+        r = run("golden", "max-pool2d", "--input", f"{tmp_path / 'x.bin'}:bfloat16:1,2,6,6", "--kernel", "2",
+                "--out-dir", str(tmp_path / fmt), "--out-format", fmt)
+        assert r.returncode == 0, r.stderr
+        assert "bfloat16" in r.stdout
+    want = x.astype(np.float32).reshape(1, 2, 3, 2, 3, 2).max(axis=(3, 5))
+    raw = np.fromfile(tmp_path / "bin" / "out.bin", np.uint16)  # 2 bytes a value: bfloat16 bits
+    assert raw.size == want.size
+    assert np.array_equal(raw.view(ml_dtypes.bfloat16).astype(np.float32).reshape(want.shape), want)
+    r = run("compare", str(tmp_path / "npy" / "out.npy"), f"{tmp_path / 'bin' / 'out.bin'}:bfloat16:1,2,3,3")
+    assert r.returncode == 0 and "dtype bfloat16" in r.stdout, r.stdout + r.stderr
