@@ -58,8 +58,10 @@ bool acl_dtype(const Array &a, aclDataType *out) {
     *out = ACL_INT64;
   else if (d == nb::dtype<double>())
     *out = ACL_DOUBLE;
-  else if (d == nb::dtype<uint16_t>())  // ml_dtypes bfloat16 as the package passes it (its own
-    *out = ACL_BF16;                        // uint16 arrays are refused before they get here)
+  // ml_dtypes bfloat16 as the package passes it (uint16 arrays of the caller's own are refused
+  // before they get here).
+  else if (d == nb::dtype<uint16_t>())
+    *out = ACL_BF16;
   else if (d == nb::dtype<int16_t>())
     *out = ACL_INT16;
   else if (d == nb::dtype<int8_t>())
