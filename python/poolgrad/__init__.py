@@ -148,8 +148,10 @@ def _is_channels_last(a) -> bool:
 def _pair(v, name: str, allow_none: bool = False):
     if v is None and allow_none:
         return []
-    if isinstance(v, numbers.Integral):
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
         return [int(v)]
+    if isinstance(v, (str, bytes, bool)):  # "2" is not 2: say so rather than read its characters
+        raise PoolgradError(ACLNN_ERR_PARAM_INVALID, f"{name} must be an int or a sequence of ints, but got {v!r}")
     try:
         vals = [int(x) for x in v]
     except TypeError:

@@ -92,3 +92,9 @@ def test_numpy_bfloat16_in_and_out():
     assert gx.dtype == ml_dtypes.bfloat16 and float(gx.astype(np.float32).sum()) == float(out.size)
     with pytest.raises(poolgrad.PoolgradError, match="dtype uint16 is not supported"):
         poolgrad.max_pool2d_with_indices(np.zeros((1, 1, 4, 4), np.uint16), 2)
+
+
+def test_attribute_strings_are_refused():
+    x = np.zeros((1, 1, 4, 4), np.float32)
+    with pytest.raises(poolgrad.PoolgradError, match="kernel_size must be an int or a sequence of ints"):
+        poolgrad.max_pool2d_with_indices(x, "2")
