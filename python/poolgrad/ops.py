@@ -234,12 +234,17 @@ def _mask_indices(mask, out_shape, k, s):
 
 
 def _setup_pool(ctx, inputs, output):
+    # The indices output has no gradient: do not let autograd build a zero one (a full-size
+    # fill: 19 ms on the ResNet stem's 51 MB of indices).
+    ctx.set_materialize_grads(False)
     ctx.save_for_backward(inputs[0], output[1])
     ctx.attrs = inputs[1:]
 
 
 def _pool_backward(op):
     def backward(ctx, grad_out, _grad_idx):
+        if grad_out is None:
+            return None, None, None, None, None, None
         x, idx = ctx.saved_tensors
         k, s, p, d, ceil = ctx.attrs
         return op(grad_out, x, k, s, p, d, ceil, idx), None, None, None, None, None
@@ -285,11 +290,14 @@ torch.library.register_autograd("poolgrad::max_pool2d_with_mask_backward", _pool
 
 
 def _setup_adaptive(ctx, inputs, output):
+    ctx.set_materialize_grads(False)  # no zero gradient for the indices (see _setup_pool)
     ctx.save_for_backward(inputs[0], output[1])
 
 
 def _adaptive_backward(op):
     def backward(ctx, grad_out, _grad_idx):
+        if grad_out is None:
+            return None, None
         x, idx = ctx.saved_tensors
         return op(grad_out, x, idx), None
     return backward
@@ -319,12 +327,15 @@ torch.library.register_autograd("poolgrad::adaptive_max_pool3d_backward", _adapt
 
 
 def _setup_roi(ctx, inputs, output):
+    ctx.set_materialize_grads(False)  # no zero gradient for the argmax (see _setup_pool)
     x, rois, scale, ph, pw = inputs
     ctx.save_for_backward(rois, output[1])
     ctx.attrs = (scale, ph, pw) + tuple(x.shape)
 
 
 def _roi_backward(ctx, grad_y, _grad_argmax):
+    if grad_y is None:
+        return None, None, None, None, None
     rois, argmax = ctx.saved_tensors
     return ops._roi_pool_backward(grad_y, rois, argmax, *ctx.attrs), None, None, None, None
 

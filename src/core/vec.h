@@ -12,6 +12,7 @@ namespace poolgrad {
 
 typedef float f8 __attribute__((vector_size(32)));
 typedef int32_t i8 __attribute__((vector_size(32)));
+typedef uint32_t u8 __attribute__((vector_size(32)));
 
 #define LOADF8(dst, ptr) std::memcpy(&(dst), (ptr), sizeof(f8))
 #define POOLGRAD_BODY __attribute__((always_inline)) inline

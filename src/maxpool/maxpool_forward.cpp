@@ -98,6 +98,42 @@ inline void scan_scalar(const float *plane, int64_t w, int64_t hs, int64_t m0, i
   *idx_out = bi;
 }
 
+// Row `row` of W floats split by column phase: phase r's columns r, r + sW, ... go to
+// dst + r*phase_stride. Stride 2 (the common case) deinterleaves 16 columns at a time.
+POOLGRAD_BODY void split_row(const float *row, int64_t W, int64_t sw, float *dst,
+                             int64_t phase_stride) {
+  int64_t j = 0;
+  if (sw == 2) {
+    float *even = dst, *odd = dst + phase_stride;
+    for (; j + 16 <= W; j += 16) {
+      f8 a, b;
+      LOADF8(a, row + j);
+      LOADF8(b, row + j + 8);
+      const f8 e = __builtin_shuffle(a, b, i8{0, 2, 4, 6, 8, 10, 12, 14});
+      const f8 o = __builtin_shuffle(a, b, i8{1, 3, 5, 7, 9, 11, 13, 15});
+      std::memcpy(even + j / 2, &e, sizeof e);
+      std::memcpy(odd + j / 2, &o, sizeof o);
+    }
+  }
+  // The rest phase by phase (j is a multiple of sW here).
+  for (int64_t r = 0; r < sw && j + r < W; ++r) {
+    float *const d = dst + r * phase_stride;
+    for (int64_t jj = j + r, t = j / sw; jj < W; jj += sw, ++t) d[t] = row[jj];
+  }
+}
+
+// One output row's indices, from the int64 row computed, in the indices' dtype and stride.
+inline void store_index_row(const Strided4 &t, aclDataType idt, int64_t n, int64_t c, int64_t h,
+                            const int64_t *irow, int64_t count) {
+  if (idt == ACL_INT32) {
+    int32_t *const r = reinterpret_cast<int32_t *>(elem(t, 4, n, c, h, 0));
+    for (int64_t o = 0; o < count; ++o) r[o * t.sw] = static_cast<int32_t>(irow[o]);
+  } else {
+    int64_t *const r = reinterpret_cast<int64_t *>(elem(t, 8, n, c, h, 0));
+    for (int64_t o = 0; o < count; ++o) r[o * t.sw] = irow[o];
+  }
+}
+
 POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Strided4 &x,
                                             const Strided4 &out, const Strided4 &idx, int64_t pb,
                                             int64_t pe, Arena scratch) {
@@ -120,15 +156,22 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
       s.qoff[q] = fl;
       s.qphase[q] = rel - fl * a.sw;
     }
+  // Lane k of an output block reads column k*sW further: the index offsets of the 8 lanes.
+  uint32_t lane_cols[8];
+  for (int k = 0; k < 8; ++k) lane_cols[k] = static_cast<uint32_t>(k * a.sw);
+  u8 lane_off;
+  std::memcpy(&lane_off, lane_cols, sizeof lane_off);
+  // float32 planes that are dense row-major are read in place (no copy into planef).
+  const bool in_place = p.dtype == ACL_FLOAT && x.plane_dense();
   for (int64_t pl = pb; pl < pe; ++pl) {
     const int64_t n = pl / p.c, c = pl % p.c;
+    const float *const plane =
+        in_place ? reinterpret_cast<const float *>(elem(x, 4, n, c, 0, 0)) : planef;
     for (int64_t h = 0; h < p.h; ++h) {
-      const float *rowbuf = planef + h * p.w;
-      row_to_f32(p.isa, p.dtype, elem(x, esz, n, c, h, 0), x.sw, p.w, planef + h * p.w);
-      for (int64_t r = 0; r < a.sw && r < p.w; ++r) {
-        float *dst = s.split + r * hstride + h * pw_len;
-        for (int64_t j = r, t = 0; j < p.w; j += a.sw, ++t) dst[t] = rowbuf[j];
-      }
+      const float *rowbuf = plane + h * p.w;
+      if (!in_place)
+        row_to_f32(p.isa, p.dtype, elem(x, esz, n, c, h, 0), x.sw, p.w, planef + h * p.w);
+      split_row(rowbuf, p.w, a.sw, s.split + h * pw_len, hstride);
     }
     for (int64_t oh = 0; oh < p.ho; ++oh) {
       const int64_t hs = oh * a.sh - a.ph;
@@ -138,7 +181,7 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
         const int64_t ws = ow * a.sw - a.pw;
         int64_t q0, q1, bi;
         tap_range(ws, a.kw, a.dw, p.w, &q0, &q1);
-        scan_scalar(planef, p.w, hs, m0, m1, a.dh, ws, q0, q1, a.dw, &s.orow[ow], &bi);
+        scan_scalar(plane, p.w, hs, m0, m1, a.dh, ws, q0, q1, a.dw, &s.orow[ow], &bi);
         s.irow[ow] = bi;
       };
       int64_t ow = 0;
@@ -160,9 +203,10 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
               LOADF8(v, src);
               // Lanes past the row's last output may lie past H*W: computed in 64 bits and
               // truncated (they are discarded), never as an overflowing 32-bit sum.
-              const int64_t base = ih * p.w + iw0;
+              // (unsigned: wrapping, as the truncation to 32 bits of the 64-bit value).
+              const u8 tu = (u8{} + static_cast<uint32_t>(ih * p.w + iw0)) + lane_off;
               i8 ti;
-              for (int k = 0; k < 8; ++k) ti[k] = static_cast<int32_t>(base + k * a.sw);
+              std::memcpy(&ti, &tu, sizeof ti);
               max_step(best, bidx, v, ti, first);
             }
           }
@@ -175,7 +219,7 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
       }
       for (; ow < p.wo; ++ow) scalar_at(ow);
       row_from_f32(p.isa, p.dtype, s.orow, elem(out, esz, n, c, oh, 0), out.sw, p.wo, false);
-      for (int64_t o = 0; o < p.wo; ++o) store_index(idx, p.index_dtype, n, c, oh, o, s.irow[o]);
+      store_index_row(idx, p.index_dtype, n, c, oh, s.irow, p.wo);
     }
   }
 }
