@@ -109,8 +109,9 @@ POOLGRAD_BODY void split_row(const float *row, int64_t W, int64_t sw, float *dst
       f8 a, b;
       LOADF8(a, row + j);
       LOADF8(b, row + j + 8);
-      const f8 e = __builtin_shuffle(a, b, i8{0, 2, 4, 6, 8, 10, 12, 14});
-      const f8 o = __builtin_shuffle(a, b, i8{1, 3, 5, 7, 9, 11, 13, 15});
+      // (__builtin_shufflevector: GCC 12+ and clang both have it.)
+      const f8 e = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+      const f8 o = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
       std::memcpy(even + j / 2, &e, sizeof e);
       std::memcpy(odd + j / 2, &o, sizeof o);
     }
