@@ -165,10 +165,12 @@ def _pool_attrs(kernel_size, stride, padding, dilation):
             _pair(padding, "padding"), _pair(dilation, "dilation"))
 
 
-def _outs(out, names):
-    """The caller's ``out=`` arrays, checked as inputs are: one array for a backward, a pair for a
-    forward (its outputs and indices). The library checks their shapes and dtypes and says which
-    is wrong; nothing is allocated."""
+def _outs(out, names, make):
+    """The call's outputs: the caller's ``out=`` arrays, checked as inputs are (one array for a
+    backward, a pair for a forward: its outputs and indices; the library checks their shapes and
+    dtypes and says which is wrong), or, without ``out=``, new ones from make()."""
+    if out is None:
+        return make()
     if len(names) == 1:
         return _check_array(out, names[0])
     arrays = tuple(out) if isinstance(out, (tuple, list)) else ()
@@ -210,11 +212,8 @@ def max_pool2d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1, 
     index_dtype = _index_dtype(index_dtype)
     shape = _pool_out_shape(x, k, s, p, d, bool(ceil_mode))
     cl = _is_channels_last(x)
-    if out is not None:
-        out, idx = _outs(out, ('out', 'indices'))
-    else:
-        out = _empty_like_lib(x, shape, _float_dtype(x), cl)
-        idx = _empty_like_lib(x, shape, index_dtype, cl)
+    out, idx = _outs(out, ('out', 'indices'), lambda: (_empty_like_lib(x, shape, _float_dtype(x), cl),
+                           _empty_like_lib(x, shape, index_dtype, cl)))
     _call(_ext.max_pool2d_fwd, x, out, idx, k, s, p, d, bool(ceil_mode))
     return out, idx
 
@@ -226,8 +225,8 @@ def max_pool2d_with_indices_backward(grad_output, x, indices, kernel_size, strid
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
-    gx = _outs(out, ("out",)) if out is not None else \
-        _empty_like_lib(grad_output, list(x.shape), _float_dtype(x), _is_channels_last(x))
+    gx = _outs(out, ("out",),
+               lambda: _empty_like_lib(grad_output, list(x.shape), _float_dtype(x), _is_channels_last(x)))
     _call(_ext.max_pool2d_bwd, grad_output, x, indices, gx, k, s, p, d, bool(ceil_mode))
     return gx
 
@@ -247,11 +246,9 @@ def max_pool2d_with_mask(x, kernel_size, stride=None, padding=0, dilation=1, cei
     the mask an int8 array of CANN's shape holding the int32 flat indices (docs/mask.md)."""
     x = _check_array(x, "x")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
-    if out is not None:
-        out, mask = _outs(out, ('out', 'mask'))
-    else:
-        out = _empty_like_lib(x, _pool_out_shape(x, k, s, p, d, bool(ceil_mode)), _float_dtype(x))
-        mask = _empty_like_lib(x, _mask_shape(x, k, s, p, d, bool(ceil_mode)), "int8")
+    out, mask = _outs(out, ('out', 'mask'),
+                      lambda: (_empty_like_lib(x, _pool_out_shape(x, k, s, p, d, bool(ceil_mode)), _float_dtype(x)),
+                               _empty_like_lib(x, _mask_shape(x, k, s, p, d, bool(ceil_mode)), "int8")))
     _call(_ext.mask_fwd, x, out, mask, k, s, p, d, bool(ceil_mode))
     return out, mask
 
@@ -263,8 +260,7 @@ def max_pool2d_with_mask_backward(grad_output, x, mask, kernel_size, stride=None
     x = _check_array(x, "x")
     mask = _check_array(mask, "mask")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
-    gx = _outs(out, ("out",)) if out is not None else \
-        _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
+    gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, list(x.shape), _float_dtype(x)))
     _call(_ext.mask_bwd, grad_output, x, mask, gx, k, s, p, d, bool(ceil_mode))
     return gx
 
@@ -280,11 +276,8 @@ def adaptive_max_pool2d(x, output_size, *, out=None):
     shape = list(x.shape)
     if len(shape) in (3, 4) and len(size) == 2:
         shape[-2], shape[-1] = max(size[0], 1), max(size[1], 1)
-    if out is not None:
-        out, idx = _outs(out, ('out', 'indices'))
-    else:
-        out = _empty_like_lib(x, shape, _float_dtype(x))
-        idx = _empty_like_lib(x, shape, "int64")
+    out, idx = _outs(out, ('out', 'indices'), lambda: (_empty_like_lib(x, shape, _float_dtype(x)),
+                           _empty_like_lib(x, shape, "int64")))
     _call(_ext.adaptive_fwd, x, out, idx, size)
     return out, idx
 
@@ -295,8 +288,7 @@ def adaptive_max_pool2d_backward(grad_output, x, indices, *, out=None):
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
-    gx = _outs(out, ("out",)) if out is not None else \
-        _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
+    gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, list(x.shape), _float_dtype(x)))
     _call(_ext.adaptive_bwd, grad_output, x, indices, gx)
     return gx
 
@@ -347,11 +339,8 @@ def max_pool3d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1, 
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
     index_dtype = _index_dtype(index_dtype)
     shape = _pool3d_out_shape(x, k, s, p, d, bool(ceil_mode))
-    if out is not None:
-        out, idx = _outs(out, ('out', 'indices'))
-    else:
-        out = _empty_like_lib(x, shape, _float_dtype(x))
-        idx = _empty_like_lib(x, shape, index_dtype)
+    out, idx = _outs(out, ('out', 'indices'), lambda: (_empty_like_lib(x, shape, _float_dtype(x)),
+                           _empty_like_lib(x, shape, index_dtype)))
     _call(_ext.max_pool3d_fwd, x, out, idx, k, s, p, d, bool(ceil_mode))
     return out, idx
 
@@ -363,8 +352,7 @@ def max_pool3d_with_indices_backward(grad_output, x, indices, kernel_size, strid
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
-    gx = _outs(out, ("out",)) if out is not None else \
-        _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
+    gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, list(x.shape), _float_dtype(x)))
     _call(_ext.max_pool3d_bwd, grad_output, x, indices, gx, k, s, p, d, bool(ceil_mode))
     return gx
 
@@ -381,11 +369,8 @@ def adaptive_max_pool3d(x, output_size, index_dtype="int64", *, out=None):
     shape = list(x.shape)
     if len(shape) in (4, 5) and len(size) == 3:
         shape[-3:] = [max(v, 1) for v in size]
-    if out is not None:
-        out, idx = _outs(out, ('out', 'indices'))
-    else:
-        out = _empty_like_lib(x, shape, _float_dtype(x))
-        idx = _empty_like_lib(x, shape, index_dtype)
+    out, idx = _outs(out, ('out', 'indices'), lambda: (_empty_like_lib(x, shape, _float_dtype(x)),
+                           _empty_like_lib(x, shape, index_dtype)))
     _call(_ext.adaptive3d_fwd, x, out, idx, size)
     return out, idx
 
@@ -395,8 +380,7 @@ def adaptive_max_pool3d_backward(grad_output, x, indices, *, out=None):
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
-    gx = _outs(out, ("out",)) if out is not None else \
-        _empty_like_lib(grad_output, list(x.shape), _float_dtype(x))
+    gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, list(x.shape), _float_dtype(x)))
     _call(_ext.adaptive3d_bwd, grad_output, x, indices, gx)
     return gx
 
@@ -424,11 +408,9 @@ def roi_pool_with_argmax(x, rois, output_size, spatial_scale, *, out=None):
     r = rois.shape[0] if len(rois.shape) >= 1 else 0
     c = x.shape[1] if len(x.shape) >= 2 else 0
     shape = [r, c, max(ph, 0), max(pw, 0)]
-    if out is not None:
-        y, argmax = _outs(out, ('y', 'argmax'))
-    else:
-        y = _empty_like_lib(x, shape, _float_dtype(x, ("float32", "float16")))
-        argmax = _empty_like_lib(x, shape, "int32")
+    y, argmax = _outs(out, ('y', 'argmax'),
+                      lambda: (_empty_like_lib(x, shape, _float_dtype(x, ("float32", "float16"))),
+                               _empty_like_lib(x, shape, "int32")))
     _call(_ext.roi_fwd, x, rois, y, argmax, ph, pw, sh, sw)
     return y, argmax
 
@@ -441,8 +423,8 @@ def roi_pool_with_argmax_backward(grad_output, rois, argmax, input_shape, spatia
     argmax = _check_array(argmax, "argmax")
     shape = [int(v) for v in input_shape]
     _scales(spatial_scale)
-    gx = _outs(out, ("out",)) if out is not None else \
-        _empty_like_lib(grad_output, shape, _float_dtype(grad_output, ("float32", "float16")))
+    gx = _outs(out, ("out",),
+               lambda: _empty_like_lib(grad_output, shape, _float_dtype(grad_output, ("float32", "float16"))))
     gs = list(grad_output.shape)
     ph, pw = (gs[2], gs[3]) if len(gs) == 4 else (0, 0)
     _call(_ext.roi_bwd, grad_output, gx, rois, argmax, ph, pw, float(_scales(spatial_scale)[0]))

@@ -94,8 +94,15 @@ def _floats(s: str):
     return v[0] if len(v) == 1 else tuple(v)
 
 
+# Ops CANN documents for Atlas A2/A3 only: their default profile is Ascend910B.
+A2_ONLY = {"max-pool2d-mask", "max-pool2d-mask-backward", "adaptive-max-pool2d-backward"}
+
+
 def golden(args) -> int:
     os.makedirs(args.out_dir, exist_ok=True)
+    product = args.product or ("Ascend910B" if args.op in A2_ONLY else None)
+    if product:  # otherwise the library's own (POOLGRAD_SOC, else Ascend950)
+        poolgrad.set_product(product)
     outs = {}
     if args.op == "max-pool2d":
         x, _ = load(args.input)
@@ -110,7 +117,6 @@ def golden(args) -> int:
             gy, x, idx, args.kernel, args.stride, args.padding, args.dilation, args.ceil)}
     elif args.op == "max-pool2d-mask":
         x, _ = load(args.input)
-        poolgrad.set_product(args.product or "Ascend910B")
         out, mask = poolgrad.max_pool2d_with_mask(x, args.kernel, args.stride, args.padding,
                                                   args.dilation, args.ceil)
         outs = {"out": out, "mask": mask}
@@ -118,7 +124,6 @@ def golden(args) -> int:
         gy, _ = load(args.grad_output)
         x, _ = load(args.input)
         mask, _ = load(args.mask)
-        poolgrad.set_product(args.product or "Ascend910B")
         outs = {"grad_input": poolgrad.max_pool2d_with_mask_backward(
             gy, x, mask, args.kernel, args.stride, args.padding, args.dilation, args.ceil)}
     elif args.op == "adaptive-max-pool2d":
@@ -129,11 +134,9 @@ def golden(args) -> int:
         gy, _ = load(args.grad_output)
         x, _ = load(args.input)
         idx, _ = load(args.indices)
-        poolgrad.set_product(args.product or "Ascend910B")
         outs = {"grad_input": poolgrad.adaptive_max_pool2d_backward(gy, x, idx)}
     elif args.op == "max-pool3d":
         x, _ = load(args.input)
-        poolgrad.set_product(args.product or "Ascend950")
         out, idx = poolgrad.max_pool3d_with_indices(x, args.kernel, args.stride, args.padding,
                                                     args.dilation, args.ceil, args.index_dtype)
         outs = {"out": out, "indices": idx}
@@ -141,19 +144,16 @@ def golden(args) -> int:
         gy, _ = load(args.grad_output)
         x, _ = load(args.input)
         idx, _ = load(args.indices)
-        poolgrad.set_product(args.product or "Ascend950")
         outs = {"grad_input": poolgrad.max_pool3d_with_indices_backward(
             gy, x, idx, args.kernel, args.stride, args.padding, args.dilation, args.ceil)}
     elif args.op == "adaptive-max-pool3d":
         x, _ = load(args.input)
-        poolgrad.set_product(args.product or "Ascend950")
         out, idx = poolgrad.adaptive_max_pool3d(x, args.output_size, args.index_dtype)
         outs = {"out": out, "indices": idx}
     elif args.op == "adaptive-max-pool3d-backward":
         gy, _ = load(args.grad_output)
         x, _ = load(args.input)
         idx, _ = load(args.indices)
-        poolgrad.set_product(args.product or "Ascend950")
         outs = {"grad_input": poolgrad.adaptive_max_pool3d_backward(gy, x, idx)}
     elif args.op == "roi-pool":
         x, _ = load(args.input)
@@ -250,8 +250,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--mask", help="max-pool2d-mask-backward: the forward's int8 mask")
     g.add_argument("--product", default=None, choices=["Ascend950", "Ascend910B", "Ascend910_93"],
                    help="the product profile: the Mask ops and adaptive-max-pool2d-backward (A2/A3 "
-                        "only, default Ascend910B) and the 3-D ops (default Ascend950, whose "
-                        "indices may be int64)")
+                        "only, default Ascend910B) and every other op (default: POOLGRAD_SOC, else "
+                        "Ascend950, whose 3-D indices may be int64)")
     g.add_argument("--argmax", help="roi-pool-backward: the forward's argmax (int32)")
     g.add_argument("--kernel", type=_ints, default=None,
                    help="max pool: kernel size, k or kh,kw (3-D: k or kd,kh,kw; the same for the "

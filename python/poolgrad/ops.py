@@ -89,20 +89,23 @@ def _mp2b(gy, x, k, s, p, d, ceil, idx):
 
 
 def _volume_index_dtype(x):
-    """INT32 indices where the volume fits them (every product takes INT32; INT64 is Ascend950's)."""
-    return "int32" if x.shape[-3] * x.shape[-2] * x.shape[-1] <= 2**31 - 1 else "int64"
+    """INT32 indices where the volume fits them (every product takes INT32; INT64 is Ascend950's);
+    int64 for a tensor that is not a volume (the library then says what is wrong)."""
+    if x.dim() not in (4, 5) or x.shape[-3] * x.shape[-2] * x.shape[-1] > 2**31 - 1:
+        return "int64"
+    return "int32"
 
 
 @_impl("max_pool3d_with_indices")
 def _mp3(x, k, s=(), p=(0,), d=(1,), ceil=False):
     out, idx = max_pool3d_with_indices(x, k, list(s) or None, list(p), list(d), ceil,
-                                       _volume_index_dtype(x) if x.dim() in (4, 5) else "int64")
+                                       _volume_index_dtype(x))
     return out, idx.long()
 
 
 @_impl("max_pool3d_with_indices_backward")
 def _mp3b(gy, x, k, s, p, d, ceil, idx):
-    if x.dim() in (4, 5) and _volume_index_dtype(x) == "int32":
+    if _volume_index_dtype(x) == "int32":
         idx = idx.int()
     return max_pool3d_with_indices_backward(gy.contiguous(), x, idx, k, s or None, p, d, ceil)
 
@@ -139,13 +142,13 @@ def _am2b(gy, x, idx):
 
 @_impl("adaptive_max_pool3d")
 def _am3(x, size):
-    out, idx = adaptive_max_pool3d(x, size, _volume_index_dtype(x) if x.dim() in (4, 5) else "int64")
+    out, idx = adaptive_max_pool3d(x, size, _volume_index_dtype(x))
     return out, idx.long()
 
 
 @_impl("adaptive_max_pool3d_backward")
 def _am3b(gy, x, idx):
-    if x.dim() in (4, 5) and _volume_index_dtype(x) == "int32":
+    if _volume_index_dtype(x) == "int32":
         idx = idx.int()
     return adaptive_max_pool3d_backward(gy.contiguous(), x, idx)
 

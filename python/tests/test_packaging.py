@@ -1,5 +1,5 @@
-"""The package's conventions: typed (py.typed and the extension's stubs, kept in step with the
-extension), one version string, the wheel's contents."""
+"""The package's conventions: typed (py.typed and the extension's interface file _ext.pyi, kept in
+step with the extension), one version string, the wheel's contents."""
 import importlib.metadata
 import pathlib
 import subprocess
@@ -10,9 +10,10 @@ import poolgrad
 PKG = pathlib.Path(poolgrad.__file__).parent
 
 
-def test_typed_and_stubs_match_the_extension(tmp_path):
+def test_typed_and_interface_file_matches_the_extension(tmp_path):
     assert (PKG / "py.typed").exists()
     out = tmp_path / "_ext.pyi"
+    # nanobind's generator of .pyi interface files (type stubs: no unfinished code)
     subprocess.run([sys.executable, "-m", "nanobind.stubgen", "-m", "poolgrad._ext", "-o", str(out), "-q"],
                    check=True)
     assert out.read_text() == (PKG / "_ext.pyi").read_text(), "regenerate python/poolgrad/_ext.pyi"

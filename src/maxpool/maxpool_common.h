@@ -31,6 +31,18 @@ inline void store_index(const Strided4 &t, aclDataType idt, int64_t n, int64_t c
     *reinterpret_cast<int64_t *>(elem(t, 8, n, c, h, w)) = v;
 }
 
+// One output row's indices, from the int64 row computed, in the indices' dtype and stride.
+inline void store_index_row(const Strided4 &t, aclDataType idt, int64_t n, int64_t c, int64_t h,
+                            const int64_t *irow, int64_t count) {
+  if (idt == ACL_INT32) {
+    int32_t *const r = reinterpret_cast<int32_t *>(elem(t, 4, n, c, h, 0));
+    for (int64_t o = 0; o < count; ++o) r[o * t.sw] = static_cast<int32_t>(irow[o]);
+  } else {
+    int64_t *const r = reinterpret_cast<int64_t *>(elem(t, 8, n, c, h, 0));
+    for (int64_t o = 0; o < count; ++o) r[o * t.sw] = irow[o];
+  }
+}
+
 inline int64_t load_index(const char *p, aclDataType idt) {
   return idt == ACL_INT32 ? *reinterpret_cast<const int32_t *>(p)
                           : *reinterpret_cast<const int64_t *>(p);

@@ -58,7 +58,12 @@ struct FwdPlaneScratch {
   int64_t *qphase = nullptr, *qoff = nullptr;
 };
 
-void fwd_plane_layout(Arena &a, const MaxPoolParams &p, FwdPlaneScratch *s) {
+// float32 planes that are dense row-major are read in place: no planef copy of them.
+bool fwd_plane_in_place(const MaxPoolParams &p, const Strided4 &x) {
+  return p.dtype == ACL_FLOAT && x.plane_dense();
+}
+
+void fwd_plane_layout(Arena &a, const MaxPoolParams &p, bool in_place, FwdPlaneScratch *s) {
   const int64_t phases = std::min(p.a.sw, p.w), pw_len = (p.w + p.a.sw - 1) / p.a.sw;
   int64_t lo, hi;
   interior_columns(p, &lo, &hi);
@@ -66,7 +71,7 @@ void fwd_plane_layout(Arena &a, const MaxPoolParams &p, FwdPlaneScratch *s) {
   s->split = a.take<float>(phases * p.h * pw_len + 8);  // slack: the last vector may overhang
   s->orow = a.take<float>(p.wo);
   s->irow = a.take<int64_t>(p.wo);
-  s->planef = a.take<float>(p.h * p.w);
+  s->planef = a.take<float>(in_place ? 0 : p.h * p.w);
   s->qphase = a.take<int64_t>(taps);
   s->qoff = a.take<int64_t>(taps);
 }
@@ -123,18 +128,6 @@ POOLGRAD_BODY void split_row(const float *row, int64_t W, int64_t sw, float *dst
   }
 }
 
-// One output row's indices, from the int64 row computed, in the indices' dtype and stride.
-inline void store_index_row(const Strided4 &t, aclDataType idt, int64_t n, int64_t c, int64_t h,
-                            const int64_t *irow, int64_t count) {
-  if (idt == ACL_INT32) {
-    int32_t *const r = reinterpret_cast<int32_t *>(elem(t, 4, n, c, h, 0));
-    for (int64_t o = 0; o < count; ++o) r[o * t.sw] = static_cast<int32_t>(irow[o]);
-  } else {
-    int64_t *const r = reinterpret_cast<int64_t *>(elem(t, 8, n, c, h, 0));
-    for (int64_t o = 0; o < count; ++o) r[o * t.sw] = irow[o];
-  }
-}
-
 POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Strided4 &x,
                                             const Strided4 &out, const Strided4 &idx, int64_t pb,
                                             int64_t pe, Arena scratch) {
@@ -142,8 +135,9 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
   const int64_t esz = dtype_size(p.dtype);
   const int64_t pw_len = (p.w + a.sw - 1) / a.sw;  // columns per phase
   const int64_t hstride = p.h * pw_len;            // floats per phase
+  const bool in_place = fwd_plane_in_place(p, x);
   FwdPlaneScratch s;
-  fwd_plane_layout(scratch, p, &s);
+  fwd_plane_layout(scratch, p, in_place, &s);
   float *const planef = s.planef;
   const bool vec_ok = p.h * p.w <= INT32_MAX;
   int64_t ow_lo, ow_hi;
@@ -162,8 +156,6 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
   for (int k = 0; k < 8; ++k) lane_cols[k] = static_cast<uint32_t>(k * a.sw);
   u8 lane_off;
   std::memcpy(&lane_off, lane_cols, sizeof lane_off);
-  // float32 planes that are dense row-major are read in place (no copy into planef).
-  const bool in_place = p.dtype == ACL_FLOAT && x.plane_dense();
   for (int64_t pl = pb; pl < pe; ++pl) {
     const int64_t n = pl / p.c, c = pl % p.c;
     const float *const plane =
@@ -359,7 +351,7 @@ int64_t fwd_planes(const MaxPoolParams &p, const Strided4 &x, const Strided4 &ou
       p, p.n * p.c, workspace,
       [&](Arena &a) {
         FwdPlaneScratch s;
-        fwd_plane_layout(a, p, &s);
+        fwd_plane_layout(a, p, fwd_plane_in_place(p, x), &s);
       },
       [&](int64_t b, int64_t e, Arena a, FirstError *) {
         forward_plane_range(p, x, out, idx, b, e, a);

@@ -16,14 +16,6 @@ namespace {
 const char *const kFwd = "aclnnAdaptiveMaxPool3d";
 const char *const kBwd = "aclnnAdaptiveMaxPool3dBackward";
 
-aclnnStatus check_index_dtype(const char *api, const char *name, const aclTensor *indices) {
-  const VolumeRules &r = volume_rules();
-  if (!allowed(r.index, indices->view.dtype))
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype must be %s on %s, but got %s", api, name,
-                r.index_text, soc_name(current_soc()), dtype_name(indices->view.dtype));
-  return ACLNN_SUCCESS;
-}
-
 // outputSize as [Dout, Hout, Wout]: length 3, or on profiles that take them length 1 (one size
 // for all three) or 0 (self's sizes); every size >= 1.
 aclnnStatus output_size(const char *api, const aclIntArray *size, const VolumeGeometry &g,
@@ -75,7 +67,7 @@ aclnnStatus aclnnAdaptiveMaxPool3dGetWorkspaceSize(const aclTensor *self,
   if (st) return st;
   if ((st = check_pool_dtype(api, "self", self))) return st;
   if ((st = check_pool_dtype(api, "outputOut", outputOut))) return st;
-  if ((st = check_index_dtype(api, "indicesOut", indicesOut))) return st;
+  if ((st = check_volume_index_dtype(api, "indicesOut", indicesOut))) return st;
   if (volume_rules().adaptive_nd)
     st = check_volume_formats(
         api, {{"self", self}, {"outputOut", outputOut}},
@@ -150,7 +142,7 @@ aclnnStatus aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(
       {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}},
       {}, "");
   if (st) return st;
-  if ((st = check_index_dtype(api, "indices", indices))) return st;
+  if ((st = check_volume_index_dtype(api, "indices", indices))) return st;
   VolumeGeometry g;
   if ((st = volume_input(api, self, false, &g))) return st;
   const Strided5 go = to_ncdhw(gradOutput->view, false);

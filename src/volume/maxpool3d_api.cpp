@@ -15,14 +15,6 @@ namespace {
 const char *const kFwd = "aclnnMaxPool3dWithArgmax";
 const char *const kBwd = "aclnnMaxPool3dWithArgmaxBackward";
 
-aclnnStatus check_index_dtype(const char *api, const aclTensor *indices) {
-  const VolumeRules &r = volume_rules();
-  if (!allowed(r.index, indices->view.dtype))
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be %s on %s, but got %s", api,
-                r.index_text, soc_name(current_soc()), dtype_name(indices->view.dtype));
-  return ACLNN_SUCCESS;
-}
-
 aclnnStatus check_3d_formats(const char *api, std::initializer_list<Named> same,
                              std::initializer_list<Named> all) {
   if (volume_rules().channels_last)
@@ -76,7 +68,7 @@ aclnnStatus aclnnMaxPool3dWithArgmaxGetWorkspaceSize(
   if ((st = check_element_bound(api, {{"self", self}, {"out", out}, {"indices", indices}})))
     return st;
   if ((st = check_pool_dtype(api, "self", self))) return st;
-  if ((st = check_index_dtype(api, indices))) return st;
+  if ((st = check_volume_index_dtype(api, "indices", indices))) return st;
   if ((st = check_dtype_as_self(api, "out", out, self))) return st;
   if ((st = check_3d_formats(api, {{"self", self}, {"out", out}, {"indices", indices}},
                              {{"self", self}, {"out", out}, {"indices", indices}})))
@@ -118,7 +110,7 @@ aclnnStatus aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
       {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}});
   if (st) return st;
   if ((st = check_pool_dtype(api, "self", self))) return st;
-  if ((st = check_index_dtype(api, indices))) return st;
+  if ((st = check_volume_index_dtype(api, "indices", indices))) return st;
   if ((st = check_dtype_as_self(api, "gradOutput", gradOutput, self))) return st;
   if ((st = check_dtype_as_self(api, "gradInput", gradInput, self))) return st;
   st = check_3d_formats(

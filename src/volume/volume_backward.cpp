@@ -14,15 +14,6 @@ namespace poolgrad {
 
 namespace {
 
-inline char *at(const Strided5 &t, int64_t esz, int64_t n, int64_t c, int64_t d, int64_t h,
-                int64_t w) {
-  return t.base + (n * t.sn + c * t.sc + d * t.sd + h * t.sh + w * t.sw) * esz;
-}
-
-bool reads_in_place(const VolumeParams &p, const Strided5 &gy) {
-  return p.dtype == ACL_FLOAT && gy.sw == 1;
-}
-
 void layout(Arena &a, const VolumeParams &p, bool in_place, float **acc, float **grow) {
   *acc = a.take<float>(p.volume());
   *grow = a.take<float>(in_place ? 0 : p.ax[2].out);
@@ -37,7 +28,7 @@ int64_t part_bytes(const VolumeParams &p, bool in_place) {
 
 void backward_range(const VolumeParams &p, const Strided5 &gy, const Strided5 &idx,
                     const Strided5 &gx, int64_t b, int64_t e, Arena arena, FirstError *err) {
-  const bool in_place = reads_in_place(p, gy);
+  const bool in_place = rows_in_place(p, gy);
   float *acc, *grow;
   layout(arena, p, in_place, &acc, &grow);
   const int64_t D = p.ax[0].in, H = p.ax[1].in, W = p.ax[2].in, dhw = p.volume();
@@ -51,10 +42,10 @@ void backward_range(const VolumeParams &p, const Strided5 &gy, const Strided5 &i
     std::memset(acc, 0, static_cast<size_t>(dhw) * 4);
     for (int64_t od = 0; od < dout; ++od)
       for (int64_t oh = 0; oh < hout; ++oh) {
-        const char *g = at(gy, esz, n, c, od, oh, 0);
+        const char *g = volume_at(gy, esz, n, c, od, oh, 0);
         if (!in_place) row_to_f32(p.isa, p.dtype, g, gy.sw, wout, grow);
         const float *gr = in_place ? reinterpret_cast<const float *>(g) : grow;
-        const char *ix = at(idx, isz, n, c, od, oh, 0);
+        const char *ix = volume_at(idx, isz, n, c, od, oh, 0);
         const int64_t pos0 = ((v * dout + od) * hout + oh) * wout;
         if (p.index_dtype == ACL_INT32)
           scatter_checked(acc, gr, reinterpret_cast<const int32_t *>(ix), idx.sw, wout, dhw, pos0,
@@ -64,12 +55,12 @@ void backward_range(const VolumeParams &p, const Strided5 &gy, const Strided5 &i
                           err);
       }
     if (dense) {
-      row_from_f32(p.isa, p.dtype, acc, at(gx, esz, n, c, 0, 0, 0), 1, dhw, nt);
+      row_from_f32(p.isa, p.dtype, acc, volume_at(gx, esz, n, c, 0, 0, 0), 1, dhw, nt);
     } else {
       for (int64_t d = 0; d < D; ++d)
         for (int64_t h = 0; h < H; ++h)
-          row_from_f32(p.isa, p.dtype, acc + (d * H + h) * W, at(gx, esz, n, c, d, h, 0), gx.sw, W,
-                       nt && gx.sw == 1);
+          row_from_f32(p.isa, p.dtype, acc + (d * H + h) * W, volume_at(gx, esz, n, c, d, h, 0),
+                       gx.sw, W, nt && gx.sw == 1);
     }
   }
   if (nt) stream_fence();
@@ -80,7 +71,7 @@ void backward_range(const VolumeParams &p, const Strided5 &gy, const Strided5 &i
 int64_t volume_backward_workspace(const VolumeParams &p, const Strided5 &gy) {
   Arena count;
   count.take<FirstError>(p.threads);
-  count.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, reads_in_place(p, gy)));
+  count.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, rows_in_place(p, gy)));
   return count.used();
 }
 
@@ -90,7 +81,7 @@ BadVolumeIndex volume_backward(const VolumeParams &p, const Strided5 &gy, const 
   FirstError *const found = ws.take<FirstError>(p.threads);
   for (int t = 0; t < p.threads; ++t) new (&found[t]) FirstError();
   const Arena::Slices sl =
-      ws.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, reads_in_place(p, gy)));
+      ws.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, rows_in_place(p, gy)));
   auto run = [&](int part, int64_t b, int64_t e) {
     backward_range(p, gy, idx, gx, b, e, sl.slice(part), &found[part]);
   };

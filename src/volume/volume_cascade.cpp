@@ -7,6 +7,7 @@
 #include "../core/profile.h"
 #include "../maxpool/maxpool_shape.h"
 #include "volume_dispatch.h"
+#include "volume_rules.h"
 
 namespace poolgrad {
 
@@ -48,6 +49,14 @@ aclnnStatus check_volume_formats(const char *api, std::initializer_list<Named> s
       return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s format must equal %s format %s, but got %s", api,
                   x.name, self.name, format_name(self.t->view.format),
                   format_name(x.t->view.format));
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus check_volume_index_dtype(const char *api, const char *name, const aclTensor *t) {
+  const VolumeRules &r = volume_rules();
+  if (!allowed(r.index, t->view.dtype))
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype must be %s on %s, but got %s", api, name,
+                r.index_text, soc_name(current_soc()), dtype_name(t->view.dtype));
   return ACLNN_SUCCESS;
 }
 

@@ -29,6 +29,8 @@ aclnnStatus check_volume_formats(const char *api, std::initializer_list<Named> s
                                  std::initializer_list<Named> all,
                                  std::initializer_list<aclFormat> accepted,
                                  const char *accepted_text);
+// 161002 unless t's dtype is one the product profile takes for indices (volume_rules()).
+aclnnStatus check_volume_index_dtype(const char *api, const char *name, const aclTensor *t);
 // 161002 unless every tensor is 4-D or 5-D.
 aclnnStatus check_volume_ranks(const char *api, std::initializer_list<Named> all);
 // self's N, C and input sizes; 161002 unless C, D, H and W are >= 1.

@@ -37,15 +37,6 @@ void axis_window(const Axis &a, int64_t o, int64_t *first, int64_t *count, int64
 
 namespace {
 
-inline char *at(const Strided5 &t, int64_t esz, int64_t n, int64_t c, int64_t d, int64_t h,
-                int64_t w) {
-  return t.base + (n * t.sn + c * t.sc + d * t.sd + h * t.sh + w * t.sw) * esz;
-}
-
-bool reads_in_place(const VolumeParams &p, const Strided5 &x) {
-  return p.dtype == ACL_FLOAT && x.sw == 1;
-}
-
 struct Scratch {
   float *vol = nullptr;          // the volume as float32 (null when read in place)
   float *best = nullptr;         // step A: per column, the maximum of the window's rows
@@ -190,7 +181,7 @@ void scan_window(RowFn rows, int64_t taps, int64_t w0, int64_t cw, int64_t sw, f
 
 POOLGRAD_BODY void forward_range_body(const VolumeParams &p, const Strided5 &x, const Strided5 &out,
                                       const Strided5 &idx, int64_t b, int64_t e, Arena arena) {
-  const bool in_place = reads_in_place(p, x);
+  const bool in_place = rows_in_place(p, x);
   Scratch s;
   layout(arena, p, in_place, &s);
   const int64_t D = p.ax[0].in, H = p.ax[1].in, W = p.ax[2].in;
@@ -207,9 +198,10 @@ POOLGRAD_BODY void forward_range_body(const VolumeParams &p, const Strided5 &x, 
     if (!in_place)
       for (int64_t d = 0; d < D; ++d)
         for (int64_t h = 0; h < H; ++h)
-          row_to_f32(p.isa, p.dtype, at(x, esz, n, c, d, h, 0), x.sw, W, s.vol + (d * H + h) * W);
+          row_to_f32(p.isa, p.dtype, volume_at(x, esz, n, c, d, h, 0), x.sw, W,
+                     s.vol + (d * H + h) * W);
     auto row = [&](int64_t d, int64_t h) -> const float * {
-      return in_place ? reinterpret_cast<const float *>(at(x, 4, n, c, d, h, 0))
+      return in_place ? reinterpret_cast<const float *>(volume_at(x, 4, n, c, d, h, 0))
                       : s.vol + (d * H + h) * W;
     };
     for (int64_t od = 0; od < dout; ++od)
@@ -246,16 +238,17 @@ POOLGRAD_BODY void forward_range_body(const VolumeParams &p, const Strided5 &x, 
           s.irow[ow] = (wide ? ((fd + bm / ch * sd) * H + fh + bm % ch * sh) * W : s.flat[bm]) + bw;
         }
         if (p.dtype == ACL_FLOAT) {  // short rows: a call per row would cost more than the row
-          float *const o = reinterpret_cast<float *>(at(out, 4, n, c, od, oh, 0));
+          float *const o = reinterpret_cast<float *>(volume_at(out, 4, n, c, od, oh, 0));
           for (int64_t ow = 0; ow < wout; ++ow) o[ow * out.sw] = s.orow[ow];
         } else {
-          row_from_f32(p.isa, p.dtype, s.orow, at(out, esz, n, c, od, oh, 0), out.sw, wout, false);
+          row_from_f32(p.isa, p.dtype, s.orow, volume_at(out, esz, n, c, od, oh, 0), out.sw, wout,
+                       false);
         }
         if (p.index_dtype == ACL_INT32) {
-          int32_t *const ir = reinterpret_cast<int32_t *>(at(idx, 4, n, c, od, oh, 0));
+          int32_t *const ir = reinterpret_cast<int32_t *>(volume_at(idx, 4, n, c, od, oh, 0));
           for (int64_t ow = 0; ow < wout; ++ow) ir[ow * idx.sw] = static_cast<int32_t>(s.irow[ow]);
         } else {
-          int64_t *const ir = reinterpret_cast<int64_t *>(at(idx, 8, n, c, od, oh, 0));
+          int64_t *const ir = reinterpret_cast<int64_t *>(volume_at(idx, 8, n, c, od, oh, 0));
           for (int64_t ow = 0; ow < wout; ++ow) ir[ow * idx.sw] = s.irow[ow];
         }
       }
@@ -271,7 +264,7 @@ POOLGRAD_FOR_ISA(forward_range,
 
 int64_t volume_forward_workspace(const VolumeParams &p, const Strided5 &x) {
   Arena count;
-  count.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, reads_in_place(p, x)));
+  count.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, rows_in_place(p, x)));
   return count.used();
 }
 
@@ -279,7 +272,7 @@ void volume_forward(const VolumeParams &p, const Strided5 &x, const Strided5 &ou
                     const Strided5 &idx, void *workspace) {
   Arena ws(workspace, volume_forward_workspace(p, x));
   const Arena::Slices sl =
-      ws.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, reads_in_place(p, x)));
+      ws.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, rows_in_place(p, x)));
   auto run = [&](int part, int64_t b, int64_t e) {
     forward_range(p, x, out, idx, b, e, sl.slice(part));
   };

@@ -47,6 +47,16 @@ struct BadVolumeIndex {
   int64_t vol = -1, od = 0, oh = 0, ow = 0, value = 0;
 };
 
+// Element (n, c, d, h, w) of a view whose elements are esz bytes.
+inline char *volume_at(const Strided5 &t, int64_t esz, int64_t n, int64_t c, int64_t d, int64_t h,
+                       int64_t w) {
+  return t.base + (n * t.sn + c * t.sc + d * t.sd + h * t.sh + w * t.sw) * esz;
+}
+// Rows of t that the kernels read where they are: float32 with unit column stride.
+inline bool rows_in_place(const VolumeParams &p, const Strided5 &t) {
+  return p.dtype == ACL_FLOAT && t.sw == 1;
+}
+
 // Forward: per (n, c) volume, each window's maximum (the first in (d, h, w) order wins ties, NaN
 // wins over numbers and the last NaN wins: PyTorch's rule) and its flat index d*H*W + h*W + w;
 // a window with no input element gives -inf and -1. Workspace functions return the bytes for
