@@ -12,7 +12,7 @@ from . import _ext
 
 __all__ = [
     "PoolgradError", "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
-    "max_pool2d_with_mask", "max_pool2d_with_mask_backward", "set_product",
+    "max_pool2d_with_mask", "max_pool2d_with_mask_backward", "set_product", "get_product",
     "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "max_pool3d_with_indices",
     "max_pool3d_with_indices_backward", "adaptive_max_pool3d", "adaptive_max_pool3d_backward",
     "roi_pool_with_argmax", "roi_pool_with_argmax_backward", "set_num_threads",
@@ -44,11 +44,21 @@ def get_num_threads() -> int:
     return _ext.get_num_threads()
 
 
+_product = "Ascend950"
+
+
 def set_product(name: str) -> None:
     """The product profile phase 1 behaves as: "Ascend950" (the default), "Ascend910B" or
     "Ascend910_93" (what POOLGRAD_SOC selects for C programs at aclInit). The Mask pair needs
     Ascend910B or Ascend910_93."""
+    global _product
     _call(_ext.set_product, str(name))
+    _product = str(name)
+
+
+def get_product() -> str:
+    """The product profile set by set_product (Ascend950 until then)."""
+    return _product
 
 
 # ---- arrays --------------------------------------------------------------------------------------

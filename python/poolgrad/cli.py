@@ -1,7 +1,10 @@
-"""The `poolgrad` command: golden data for CANN operator developers, and a dtype-aware compare.
+"""The `poolgrad` command: golden data for CANN operator developers, judged by CANN's standards.
 
-  poolgrad golden OP [options]   run an operator on .npy/.bin inputs and write every output
-  poolgrad compare A B [options] compare two arrays; exit 1 past the tolerance
+  poolgrad golden OP [options]            run an operator on .npy/.bin inputs, write every output
+  poolgrad golden --suite CASES --out-dir  inputs, goldens and a manifest for a whole case list
+  poolgrad compare DEVICE GOLDEN           judge by CANN's precision standards (exit 1 on FAIL)
+  poolgrad compare --suite GOLDENS DEVICE  judge a device's run of a suite; JSON + Markdown report
+  poolgrad check-determinism CASES         bitwise identical across runs and thread counts?
 
 Inputs are .npy files, or raw .bin files given as PATH:DTYPE:SHAPE (e.g. x.bin:float16:1,3,8,8),
 as CANN's test assets are. Errors print one line and exit 2; no traceback.
@@ -9,18 +12,18 @@ as CANN's test assets are. Errors print one line and exit 2; no traceback.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
 import numpy as np
 
 import poolgrad
+from . import standards, suite
+from .progress import Progress
 
 DTYPES = {"float32": np.float32, "float16": np.float16, "bfloat16": "bfloat16", "int32": np.int32,
           "int64": np.int64, "float64": np.float64, "int8": np.int8, "uint8": np.uint8}
-# Default tolerances per dtype (atol, rtol); integers must match exactly.
-TOLERANCE = {"float32": (1e-6, 1e-5), "float16": (1e-3, 1e-3), "bfloat16": (1e-2, 1e-2),
-             "float64": (1e-12, 1e-12)}
 
 
 class CliError(Exception):
@@ -94,120 +97,107 @@ def _floats(s: str):
     return v[0] if len(v) == 1 else tuple(v)
 
 
-# Ops CANN documents for Atlas A2/A3 only: their default profile is Ascend910B.
-A2_ONLY = {"max-pool2d-mask", "max-pool2d-mask-backward", "adaptive-max-pool2d-backward"}
+# The CLI option that carries each operator input.
+INPUT_OPTION = {"x": "input", "grad_output": "grad_output", "indices": "indices", "mask": "mask",
+                "rois": "rois", "argmax": "argmax"}
+
+
+def _attrs(args) -> dict:
+    return {"kernel": args.kernel, "stride": args.stride, "padding": args.padding,
+            "dilation": args.dilation, "ceil_mode": args.ceil, "index_dtype": args.index_dtype,
+            "output_size": args.output_size, "spatial_scale": args.spatial_scale,
+            "input_shape": args.input_shape}
 
 
 def golden(args) -> int:
+    if args.suite:
+        cases = suite.read_cases(args.suite)
+        manifest = suite.write_goldens(cases, args.out_dir, args.out_format,
+                                       Progress(len(cases), "golden"))
+        outputs = sum(len(c["outputs"]) for c in manifest["cases"])
+        print(f"wrote {len(cases)} cases ({outputs} golden outputs) and "
+              f"{os.path.join(args.out_dir, 'manifest.json')}")
+        return 0
+    if args.op is None:
+        raise CliError("golden needs an operator (or --suite CASES)")
+    op = suite.OPERATORS[args.op]
+    options = [INPUT_OPTION[name] for name in op.inputs] + list(op.needs)
+    missing = [m for m in options if getattr(args, m) is None]
+    if missing:
+        raise CliError(f"{args.op} needs " + ", ".join("--" + m.replace("_", "-") for m in missing))
     os.makedirs(args.out_dir, exist_ok=True)
-    product = args.product or ("Ascend910B" if args.op in A2_ONLY else None)
-    if product:  # otherwise the library's own (POOLGRAD_SOC, else Ascend950)
-        poolgrad.set_product(product)
-    outs = {}
-    if args.op == "max-pool2d":
-        x, _ = load(args.input)
-        out, idx = poolgrad.max_pool2d_with_indices(x, args.kernel, args.stride, args.padding,
-                                                    args.dilation, args.ceil, args.index_dtype)
-        outs = {"out": out, "indices": idx}
-    elif args.op == "max-pool2d-backward":
-        gy, _ = load(args.grad_output)
-        x, _ = load(args.input)
-        idx, _ = load(args.indices)
-        outs = {"grad_input": poolgrad.max_pool2d_with_indices_backward(
-            gy, x, idx, args.kernel, args.stride, args.padding, args.dilation, args.ceil)}
-    elif args.op == "max-pool2d-mask":
-        x, _ = load(args.input)
-        out, mask = poolgrad.max_pool2d_with_mask(x, args.kernel, args.stride, args.padding,
-                                                  args.dilation, args.ceil)
-        outs = {"out": out, "mask": mask}
-    elif args.op == "max-pool2d-mask-backward":
-        gy, _ = load(args.grad_output)
-        x, _ = load(args.input)
-        mask, _ = load(args.mask)
-        outs = {"grad_input": poolgrad.max_pool2d_with_mask_backward(
-            gy, x, mask, args.kernel, args.stride, args.padding, args.dilation, args.ceil)}
-    elif args.op == "adaptive-max-pool2d":
-        x, _ = load(args.input)
-        out, idx = poolgrad.adaptive_max_pool2d(x, args.output_size)
-        outs = {"out": out, "indices": idx}
-    elif args.op == "adaptive-max-pool2d-backward":
-        gy, _ = load(args.grad_output)
-        x, _ = load(args.input)
-        idx, _ = load(args.indices)
-        outs = {"grad_input": poolgrad.adaptive_max_pool2d_backward(gy, x, idx)}
-    elif args.op == "max-pool3d":
-        x, _ = load(args.input)
-        out, idx = poolgrad.max_pool3d_with_indices(x, args.kernel, args.stride, args.padding,
-                                                    args.dilation, args.ceil, args.index_dtype)
-        outs = {"out": out, "indices": idx}
-    elif args.op == "max-pool3d-backward":
-        gy, _ = load(args.grad_output)
-        x, _ = load(args.input)
-        idx, _ = load(args.indices)
-        outs = {"grad_input": poolgrad.max_pool3d_with_indices_backward(
-            gy, x, idx, args.kernel, args.stride, args.padding, args.dilation, args.ceil)}
-    elif args.op == "adaptive-max-pool3d":
-        x, _ = load(args.input)
-        out, idx = poolgrad.adaptive_max_pool3d(x, args.output_size, args.index_dtype)
-        outs = {"out": out, "indices": idx}
-    elif args.op == "adaptive-max-pool3d-backward":
-        gy, _ = load(args.grad_output)
-        x, _ = load(args.input)
-        idx, _ = load(args.indices)
-        outs = {"grad_input": poolgrad.adaptive_max_pool3d_backward(gy, x, idx)}
-    elif args.op == "roi-pool":
-        x, _ = load(args.input)
-        rois, _ = load(args.rois)
-        y, am = poolgrad.roi_pool_with_argmax(x, rois, args.output_size, args.spatial_scale)
-        outs = {"y": y, "argmax": am}
-    else:  # roi-pool-backward
-        gy, _ = load(args.grad_output)
-        rois, _ = load(args.rois)
-        am, _ = load(args.argmax)
-        outs = {"grad_input": poolgrad.roi_pool_with_argmax_backward(
-            gy, rois, am, args.input_shape, args.spatial_scale)}
+    inputs = {name: load(getattr(args, INPUT_OPTION[name]))[0] for name in op.inputs}
+    outs = suite.run_operator(op.name, inputs, _attrs(args), args.product)
     for name, a in outs.items():
         path = save(os.path.join(args.out_dir, name), np.asarray(a), args.out_format)
         print(f"wrote {path} {a.dtype} {list(a.shape)}")
     return 0
 
 
+def _num(v) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+def _print_verdict(v: standards.Verdict, actual, golden) -> None:
+    m = v.metrics
+    print("  " + ", ".join(f"{k.replace('_', ' ')} {_num(m[k])}" for k in (
+        "max_abs_error", "max_rel_error", "mere", "mare", "rmse", "cosine_similarity", "error_ratio",
+        "nan_inf_mismatches")))
+    extra = [k for k in m if k not in suite.REPORT_METRICS and k != "elements"]
+    if extra:
+        print("  " + ", ".join(f"{k.replace('_', ' ')} {_num(m[k])}" for k in extra))
+    if v.first:
+        a, g = np.asarray(actual), np.asarray(golden)
+        print(f"mismatches {m.get('mismatches', round(m['error_ratio'] * m['elements']))}")
+        for pos in v.first[:5]:
+            print(f"first mismatch at {list(pos)}: device {_num(float(a[pos]))}, golden {_num(float(g[pos]))}")
+    print(("PASS" if v.passed else "FAIL") + (f": {v.reason}" if v.reason else ""))
+
+
 def compare(args) -> int:
+    if args.suite:
+        golden_dir, device_dir = args.a, args.b
+        results = suite.judge_suite(golden_dir, device_dir, args.standard, args.third_party, args.level,
+                                    Progress(len(suite.read_manifest(golden_dir)["cases"]), "compare"))
+        prefix = args.report or os.path.join(device_dir, "poolgrad-report")
+        paths = suite.write_report(results, prefix)
+        failed = [r for r in results if not r["passed"]]
+        print(f"{len(results) - len(failed)} of {len(results)} cases passed; report: {paths[0]}, {paths[1]}")
+        for r in failed:
+            bad = [f"{n}: {o['reason']}" for n, o in r["outputs"].items() if not o["passed"]]
+            print(f"FAIL {r['name']} ({r['op']}): " + "; ".join(bad))
+        return 1 if failed else 0
     a, da = load(args.a)
     b, db = load(args.b)
+    third = load(args.third_party)[0] if args.third_party else None
     if a.shape != b.shape:
         raise CliError(f"shapes differ: {args.a} is {list(a.shape)}, {args.b} is {list(b.shape)}")
-    dtype = args.dtype or da
-    atol_d, rtol_d = TOLERANCE.get(dtype, (0.0, 0.0))
-    atol = args.atol if args.atol is not None else atol_d
-    rtol = args.rtol if args.rtol is not None else rtol_d
-    if np.issubdtype(a.dtype, np.integer) and np.issubdtype(b.dtype, np.integer):
-        diff = np.abs(a.astype(np.int64) - b.astype(np.int64)).astype(np.float64)
-        ref = np.abs(b.astype(np.float64))
-        both_nan = np.zeros(a.shape, bool)
-    else:
-        af, bf = a.astype(np.float64), b.astype(np.float64)
-        both_nan = np.isnan(af) & np.isnan(bf)
-        with np.errstate(invalid="ignore"):
-            diff = np.where(both_nan, 0.0, np.abs(af - bf))
-            same_inf = np.isinf(af) & np.isinf(bf) & (af == bf)
-            diff = np.where(same_inf, 0.0, diff)
-        diff = np.where(np.isnan(diff), np.inf, diff)
-        ref = np.abs(bf)
-    rel = np.divide(diff, ref, out=np.where(diff > 0, np.inf, 0.0), where=ref > 0)
-    bad = diff > atol + rtol * ref
-    n_bad = int(bad.sum())
-    max_abs = float(diff.max()) if diff.size else 0.0
-    max_rel = float(rel.max()) if rel.size else 0.0
-    print(f"compare {args.a} vs {args.b}: {a.size} elements, dtype {dtype}, atol {atol:g}, rtol {rtol:g}")
-    print(f"max abs error {max_abs:.6g}, max rel error {max_rel:.6g}, mismatches {n_bad}")
-    if n_bad:
-        pos = tuple(int(v) for v in np.argwhere(bad)[0])
-        print(f"first mismatch at {list(pos)}: {a[pos]!r} vs {b[pos]!r}")
-        print("FAIL")
-        return 1
-    print("PASS")
-    return 0
+    try:
+        v = standards.judge(a, b, args.standard, third, args.level, args.rtol, args.atol, args.error_cap)
+    except ValueError as e:
+        raise CliError(str(e))
+    print(f"compare {args.a} vs {args.b}: {a.size} elements, dtype {da} (the device's; golden {db}), "
+          f"standard {v.standard}")
+    _print_verdict(v, a, b)
+    return 0 if v.passed else 1
+
+
+def check_determinism(args) -> int:
+    cases = suite.read_cases(args.cases)
+    threads = args.threads or [1, 2]
+    results = suite.check_determinism(cases, args.runs, threads, progress=Progress(len(cases), "determinism"))
+    for r in results:
+        print(f"{'PASS' if r['passed'] else 'FAIL'} {r['name']} ({r['op']}): {r['runs']} runs at threads "
+              f"{','.join(map(str, r['threads']))}, {r['distinct_outputs']} distinct output(s)"
+              + (f"; {r['first_difference']}" if r["first_difference"] else ""))
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(results, f, indent=1)
+    failed = sum(not r["passed"] for r in results)
+    print(f"{len(results) - failed} of {len(results)} cases bitwise identical across runs and thread counts")
+    return 1 if failed else 0
 
 
 EXAMPLES = """examples:
@@ -218,7 +208,10 @@ EXAMPLES = """examples:
   poolgrad golden roi-pool --input x.npy --rois rois.npy --output-size 7 --spatial-scale 0.0625 --out-dir golden/
   poolgrad golden roi-pool-backward --grad-output gy.npy --rois rois.npy --argmax argmax.npy \\
       --input-shape 2,256,38,50 --out-dir golden/
-  poolgrad compare npu_out.bin:float32:2,3,4,4 golden/out.npy --rtol 1e-4
+  poolgrad compare npu_out.bin:float16:2,3,4,4 golden/out.npy --standard experimental
+  poolgrad golden --suite cases.csv --out-dir goldens/
+  poolgrad compare --suite goldens/ device/ --report device/report
+  poolgrad check-determinism cases.csv --runs 3 --threads 1,2,4
 """
 
 
@@ -227,21 +220,13 @@ def parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
     p.add_argument("--version", action="version", version=f"poolgrad {poolgrad.__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    g = sub.add_parser("golden", help="run an operator and write its outputs",
+    g = sub.add_parser("golden", help="run an operator (or a suite of cases) and write its outputs",
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
-    g.add_argument("op", choices=["max-pool2d", "max-pool2d-backward", "max-pool2d-mask",
-                                  "max-pool2d-mask-backward", "adaptive-max-pool2d",
-                                  "adaptive-max-pool2d-backward", "max-pool3d", "max-pool3d-backward",
-                                  "adaptive-max-pool3d", "adaptive-max-pool3d-backward", "roi-pool",
-                                  "roi-pool-backward"],
-                   help="max-pool2d: aclnnMaxPool2dWithIndices; max-pool2d-backward: "
-                        "aclnnMaxPool2dWithIndicesBackward; max-pool2d-mask(-backward): "
-                        "aclnnMaxPool2dWithMask(Backward) (A2/A3 products, int8 mask); "
-                        "adaptive-max-pool2d(-backward): aclnnAdaptiveMaxPool2d(Backward) (the "
-                        "backward on A2/A3 products); max-pool3d(-backward): "
-                        "aclnnMaxPool3dWithArgmax(Backward); adaptive-max-pool3d(-backward): "
-                        "aclnnAdaptiveMaxPool3d(Backward); roi-pool: "
-                        "aclnnRoiPoolingWithArgMax; roi-pool-backward: aclnnRoiPoolingGradWithArgMax")
+    g.add_argument("op", nargs="?", choices=list(suite.OPERATORS),
+                   help="; ".join(f"{o.name}: {o.aclnn}" for o in suite.OPERATORS.values())
+                   + " (the Mask pair and adaptive-max-pool2d-backward on A2/A3 products)")
+    g.add_argument("--suite", help="a case list (CSV or JSON, docs/golden.md): write inputs, goldens and "
+                                   "manifest.json for every case into --out-dir")
     g.add_argument("--input", help="x (.npy, or PATH:DTYPE:SHAPE for .bin); for max-pool2d-backward the "
                                    "forward input (only its shape and dtype are used)")
     g.add_argument("--grad-output", help="the gradient of the forward output (backward ops)")
@@ -272,46 +257,49 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--out-dir", required=True, help="directory for the outputs")
     g.add_argument("--out-format", choices=["npy", "bin"], default="npy", help="output files (default npy)")
     g.add_argument("--threads", type=int, default=0, help="threads (default: all cores)")
-    c = sub.add_parser("compare", help="compare two arrays with dtype-aware tolerances",
+    c = sub.add_parser("compare", help="judge a device output against a golden by CANN's precision standards",
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
-    c.add_argument("a", help="the array under test (.npy or PATH:DTYPE:SHAPE)")
-    c.add_argument("b", help="the reference (.npy or PATH:DTYPE:SHAPE)")
-    c.add_argument("--atol", type=float, default=None,
-                   help="absolute tolerance (default per dtype: float32 1e-6, float16 1e-3, bfloat16 1e-2, ints 0)")
-    c.add_argument("--rtol", type=float, default=None,
-                   help="relative tolerance (default per dtype: float32 1e-5, float16 1e-3, bfloat16 1e-2, ints 0)")
-    c.add_argument("--dtype", choices=list(DTYPES), default=None, help="dtype whose default tolerances apply")
+    c.add_argument("a", help="the device's output (.npy or PATH:DTYPE:SHAPE); with --suite the golden directory")
+    c.add_argument("b", help="the golden (.npy or PATH:DTYPE:SHAPE); with --suite the device's directory")
+    c.add_argument("--suite", action="store_true",
+                   help="judge every case of a golden directory against DEVICE_DIR/<case>/<output>.npy|.bin "
+                        "and write a JSON and a Markdown report")
+    c.add_argument("--standard", choices=standards.STANDARDS, default=None,
+                   help="mixed (floating outputs' default), binary (integer outputs' default, and always "
+                        "for them in a suite), experimental (MERE/MARE), dual (against --third-party)")
+    c.add_argument("--third-party", help="dual: the third party's result (with --suite: its directory)")
+    c.add_argument("--level", choices=list(standards.LEVELS), default="L1",
+                   help="dual: the ratio limits (L0 10/2/2, L1 5/1.5/1.5, L2 2/1.2/1.2; default L1)")
+    c.add_argument("--atol", type=float, default=None, help="mixed: absolute tolerance (default per dtype)")
+    c.add_argument("--rtol", type=float, default=None, help="mixed: relative tolerance (default per dtype)")
+    c.add_argument("--error-cap", type=float, default=None,
+                   help="mixed: the largest error any element may have (default per dtype, or 32 ulp)")
+    c.add_argument("--report", help="--suite: report path prefix (default DEVICE_DIR/poolgrad-report)")
+    d = sub.add_parser("check-determinism", help="run cases repeatedly at several thread counts; "
+                                                 "exit 1 unless the outputs are bitwise identical")
+    d.add_argument("cases", help="a case list (CSV or JSON, docs/golden.md)")
+    d.add_argument("--runs", type=int, default=3, help="runs per thread count (default 3)")
+    d.add_argument("--threads", type=_ints, default=None, help="thread counts (default 1,2)")
+    d.add_argument("--report", help="write the results as JSON to this file")
+    sub.add_parser("ttk-plugin", help="print the path of poolgrad's plugin for CANN's operator test kit")
     return p
-
-
-REQUIRED = {
-    "max-pool2d": ["input", "kernel"],
-    "max-pool2d-backward": ["grad_output", "input", "indices", "kernel"],
-    "max-pool2d-mask": ["input", "kernel"],
-    "adaptive-max-pool2d": ["input", "output_size"],
-    "adaptive-max-pool2d-backward": ["grad_output", "input", "indices"],
-    "max-pool2d-mask-backward": ["grad_output", "input", "mask", "kernel"],
-    "max-pool3d": ["input", "kernel"],
-    "max-pool3d-backward": ["grad_output", "input", "indices", "kernel"],
-    "adaptive-max-pool3d": ["input", "output_size"],
-    "adaptive-max-pool3d-backward": ["grad_output", "input", "indices"],
-    "roi-pool": ["input", "rois", "output_size"],
-    "roi-pool-backward": ["grad_output", "rois", "argmax", "input_shape"],
-}
 
 
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     try:
         if args.command == "golden":
-            missing = [m for m in REQUIRED[args.op] if getattr(args, m) is None]
-            if missing:
-                raise CliError(f"{args.op} needs " + ", ".join("--" + m.replace("_", "-") for m in missing))
             if args.threads:
                 poolgrad.set_num_threads(args.threads)
             return golden(args)
+        if args.command == "check-determinism":
+            return check_determinism(args)
+        if args.command == "ttk-plugin":
+            from . import ttk_plugin
+            print(ttk_plugin.__file__)
+            return 0
         return compare(args)
-    except (CliError, poolgrad.PoolgradError) as e:
+    except (CliError, suite.CaseError, poolgrad.PoolgradError) as e:
         print(f"poolgrad: error: {e}", file=sys.stderr)
         return 2
     except Exception as e:  # noqa: BLE001 - one clear line, never a traceback

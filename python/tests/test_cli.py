@@ -69,9 +69,12 @@ def test_golden_max_pool_npy_and_bin(tmp_path):
     r = run("compare", str(tmp_path / "gx2.npy"), f"{tmp_path / 'b' / 'grad_input.bin'}:float16:2,3,9,9")
     assert r.returncode == 1
     assert "mismatches 1" in r.stdout and "first mismatch at [1, 2, 3, 4]" in r.stdout
-    # tolerance overridable
+    # tolerance and error cap overridable (the cap alone still fails it)
     r = run("compare", str(tmp_path / "gx2.npy"), f"{tmp_path / 'b' / 'grad_input.bin'}:float16:2,3,9,9",
             "--atol", "1.5")
+    assert r.returncode == 1 and "beyond the error cap" in r.stdout
+    r = run("compare", str(tmp_path / "gx2.npy"), f"{tmp_path / 'b' / 'grad_input.bin'}:float16:2,3,9,9",
+            "--atol", "1.5", "--error-cap", "1.5")
     assert r.returncode == 0
 
 

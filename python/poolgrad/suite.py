@@ -1,0 +1,462 @@
+"""Golden suites: many cases from one case list, judged as a whole against a device's run.
+
+A case list (CSV or JSON) has the same columns for every operator (CASE_COLUMNS). `write_goldens`
+generates each case's inputs from its generator and seed, runs poolgrad, and writes
+
+  OUT/manifest.json                 the cases, their attributes and every file's dtype and shape
+  OUT/<case>/inputs/<name>.npy      what the device must be given
+  OUT/<case>/golden/<name>.npy      poolgrad's outputs
+
+A backward case takes its indices / mask / argmax from poolgrad's own forward on the same inputs
+(the standard's forward-then-backward test), unless its `indices` column names a file.
+`judge_suite` reads DEVICE/<case>/<name>.npy (or .bin in the manifest's dtype and shape) and
+judges every output with a standard of standards.py; `write_report` writes JSON and Markdown.
+`check_determinism` runs cases repeatedly at several thread counts and compares the bytes.
+docs/golden.md describes the format with a worked example.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import math
+import os
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+import poolgrad
+from . import standards
+from .progress import Progress
+
+
+# ---- the operators ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Operator:
+    """One operator as the CLI and the suites see it: its array inputs and outputs by name, the
+    attributes it needs, and for a backward the forward whose index output feeds it."""
+    name: str
+    aclnn: str
+    inputs: tuple
+    outputs: tuple
+    needs: tuple
+    run: Callable
+    forward: str | None = None
+    index: str | None = None  # the forward's index output this backward consumes
+    a2_only: bool = False     # CANN documents it for Atlas A2/A3 only: default product Ascend910B
+
+
+def _pool(a):
+    return a["kernel"], a["stride"], a["padding"], a["dilation"], a["ceil_mode"]
+
+
+OPERATORS = {op.name: op for op in (
+    Operator("max-pool2d", "aclnnMaxPool2dWithIndices", ("x",), ("out", "indices"), ("kernel",),
+             lambda i, a: poolgrad.max_pool2d_with_indices(i["x"], *_pool(a), a["index_dtype"])),
+    Operator("max-pool2d-backward", "aclnnMaxPool2dWithIndicesBackward",
+             ("grad_output", "x", "indices"), ("grad_input",), ("kernel",),
+             lambda i, a: (poolgrad.max_pool2d_with_indices_backward(
+                 i["grad_output"], i["x"], i["indices"], *_pool(a)),), "max-pool2d", "indices"),
+    Operator("max-pool2d-mask", "aclnnMaxPool2dWithMask", ("x",), ("out", "mask"), ("kernel",),
+             lambda i, a: poolgrad.max_pool2d_with_mask(i["x"], *_pool(a)), a2_only=True),
+    Operator("max-pool2d-mask-backward", "aclnnMaxPool2dWithMaskBackward",
+             ("grad_output", "x", "mask"), ("grad_input",), ("kernel",),
+             lambda i, a: (poolgrad.max_pool2d_with_mask_backward(
+                 i["grad_output"], i["x"], i["mask"], *_pool(a)),), "max-pool2d-mask", "mask", True),
+    Operator("adaptive-max-pool2d", "aclnnAdaptiveMaxPool2d", ("x",), ("out", "indices"),
+             ("output_size",), lambda i, a: poolgrad.adaptive_max_pool2d(i["x"], a["output_size"])),
+    Operator("adaptive-max-pool2d-backward", "aclnnAdaptiveMaxPool2dBackward",
+             ("grad_output", "x", "indices"), ("grad_input",), (),
+             lambda i, a: (poolgrad.adaptive_max_pool2d_backward(i["grad_output"], i["x"], i["indices"]),),
+             "adaptive-max-pool2d", "indices", True),
+    Operator("max-pool3d", "aclnnMaxPool3dWithArgmax", ("x",), ("out", "indices"), ("kernel",),
+             lambda i, a: poolgrad.max_pool3d_with_indices(i["x"], *_pool(a), a["index_dtype"])),
+    Operator("max-pool3d-backward", "aclnnMaxPool3dWithArgmaxBackward",
+             ("grad_output", "x", "indices"), ("grad_input",), ("kernel",),
+             lambda i, a: (poolgrad.max_pool3d_with_indices_backward(
+                 i["grad_output"], i["x"], i["indices"], *_pool(a)),), "max-pool3d", "indices"),
+    Operator("adaptive-max-pool3d", "aclnnAdaptiveMaxPool3d", ("x",), ("out", "indices"),
+             ("output_size",),
+             lambda i, a: poolgrad.adaptive_max_pool3d(i["x"], a["output_size"], a["index_dtype"])),
+    Operator("adaptive-max-pool3d-backward", "aclnnAdaptiveMaxPool3dBackward",
+             ("grad_output", "x", "indices"), ("grad_input",), (),
+             lambda i, a: (poolgrad.adaptive_max_pool3d_backward(i["grad_output"], i["x"], i["indices"]),),
+             "adaptive-max-pool3d", "indices"),
+    Operator("roi-pool", "aclnnRoiPoolingWithArgMax", ("x", "rois"), ("y", "argmax"), ("output_size",),
+             lambda i, a: poolgrad.roi_pool_with_argmax(i["x"], i["rois"], a["output_size"],
+                                                        a["spatial_scale"])),
+    Operator("roi-pool-backward", "aclnnRoiPoolingGradWithArgMax", ("grad_output", "rois", "argmax"),
+             ("grad_input",), ("input_shape",),
+             lambda i, a: (poolgrad.roi_pool_with_argmax_backward(
+                 i["grad_output"], i["rois"], i["argmax"], a["input_shape"], a["spatial_scale"]),),
+             "roi-pool", "argmax"),
+)}
+
+DEFAULT_ATTRS = {"kernel": None, "stride": None, "padding": [0], "dilation": [1], "ceil_mode": False,
+                 "index_dtype": "int64", "output_size": None, "spatial_scale": 1.0, "input_shape": None}
+
+
+def run_operator(name: str, inputs: dict, attrs: dict, product: str | None = None) -> dict:
+    """Runs operator `name` on named arrays; returns its outputs by name. `product` (default:
+    Ascend910B for the A2/A3-only operators, else the library's own) holds for this call only."""
+    op = OPERATORS[name]
+    product = product or ("Ascend910B" if op.a2_only else None)
+    before = poolgrad.get_product()
+    if product:
+        poolgrad.set_product(product)
+    try:
+        return dict(zip(op.outputs, op.run(inputs, {**DEFAULT_ATTRS, **attrs})))
+    finally:
+        if product:
+            poolgrad.set_product(before)
+
+
+# ---- case lists ------------------------------------------------------------------------------
+CASE_COLUMNS = ("name", "op", "shape", "dtype", "kernel", "stride", "padding", "dilation", "ceil_mode",
+                "output_size", "spatial_scale", "index_dtype", "rois", "product", "generator", "seed",
+                "indices")
+GENERATORS = ("normal", "uniform", "ties", "nan", "inf")
+_INT_LISTS = ("shape", "kernel", "stride", "padding", "dilation", "output_size")
+
+
+class CaseError(ValueError):
+    pass
+
+
+def _ints(v, col, case):
+    if isinstance(v, (list, tuple)):
+        return [int(t) for t in v]
+    if isinstance(v, int):
+        return [v]
+    try:
+        return [int(t) for t in str(v).replace(";", ",").replace("x", ",").split(",") if t.strip()]
+    except ValueError:
+        raise CaseError(f"case {case}: column {col} must be integers like 3 or 3,3, got {v!r}")
+
+
+def normalize_case(raw: dict, row: int) -> dict:
+    """One case with every column typed and defaulted; unknown columns and operators refused."""
+    unknown = set(raw) - set(CASE_COLUMNS)
+    if unknown:
+        raise CaseError(f"case {row}: unknown columns {sorted(unknown)}; the columns are {', '.join(CASE_COLUMNS)}")
+    c = {k: v for k, v in raw.items() if v not in (None, "")}
+    name = str(c.get("name") or f"case{row:04d}")
+    op = c.get("op")
+    if op not in OPERATORS:
+        raise CaseError(f"case {name}: op must be one of {', '.join(OPERATORS)}, got {op!r}")
+    case = {"name": name, "op": op}
+    for col in _INT_LISTS:
+        if col in c:
+            case[col] = _ints(c[col], col, name)
+    if "shape" not in case:
+        raise CaseError(f"case {name}: needs a shape (the input x's, e.g. 2,16,32,32)")
+    fwd = OPERATORS[op].forward
+    for col in OPERATORS[op].needs + (OPERATORS[fwd].needs if fwd else ()):
+        if col != "input_shape" and col not in case:
+            raise CaseError(f"case {name}: {op} needs the {col} column")
+    case["dtype"] = str(c.get("dtype", "float32"))
+    if case["dtype"] not in standards.FLOAT_DTYPES:
+        raise CaseError(f"case {name}: dtype must be one of {', '.join(standards.FLOAT_DTYPES)}, got {case['dtype']!r}")
+    ceil = str(c.get("ceil_mode", "false")).strip().lower()
+    if ceil not in ("true", "false", "1", "0"):
+        raise CaseError(f"case {name}: ceil_mode must be true or false, got {c['ceil_mode']!r}")
+    case["ceil_mode"] = ceil in ("true", "1")
+    scale = [float(t) for t in str(c.get("spatial_scale", "1")).replace(";", ",").split(",")]
+    case["spatial_scale"] = scale[0] if len(scale) == 1 else tuple(scale)
+    case["index_dtype"] = str(c.get("index_dtype", "int64"))
+    case["rois"] = int(c.get("rois", 8))
+    case["product"] = c.get("product")
+    case["generator"] = str(c.get("generator", "normal"))
+    if case["generator"] not in GENERATORS:
+        raise CaseError(f"case {name}: generator must be one of {', '.join(GENERATORS)}, got {case['generator']!r}")
+    case["seed"] = int(c.get("seed", row))
+    case["indices"] = str(c.get("indices", "forward"))
+    return case
+
+
+def read_cases(path: str) -> list:
+    """Cases from a CSV file (a header row of CASE_COLUMNS, any subset) or a JSON list of objects."""
+    if not os.path.exists(path):
+        raise CaseError(f"{path}: no such file")
+    if path.endswith(".json"):
+        with open(path) as f:
+            raw = json.load(f)
+        if isinstance(raw, dict):
+            raw = raw.get("cases", [])
+    else:
+        with open(path, newline="") as f:
+            raw = [row for row in csv.DictReader(f) if any((v or "").strip() for v in row.values())]
+    cases = [normalize_case(r, i) for i, r in enumerate(raw)]
+    seen = set()
+    for c in cases:
+        if c["name"] in seen:
+            raise CaseError(f"case {c['name']}: the name appears twice")
+        seen.add(c["name"])
+    return cases
+
+
+def attrs_of(case: dict) -> dict:
+    a = {k: case[k] for k in DEFAULT_ATTRS if k in case}
+    a["input_shape"] = case["shape"]
+    return a
+
+
+# ---- inputs ----------------------------------------------------------------------------------
+def _dtype(name: str):
+    return poolgrad._bfloat16() if name == "bfloat16" else np.dtype(name)
+
+
+def generate(shape, dtype: str, generator: str, rng: np.random.Generator) -> np.ndarray:
+    """normal: N(0, 1); uniform: U[-1, 1); ties: integers in [-3, 3] (many equal maxima);
+    nan / inf: normal with 5% NaN / +-inf."""
+    if generator == "uniform":
+        v = rng.uniform(-1.0, 1.0, shape)
+    elif generator == "ties":
+        v = rng.integers(-3, 4, shape).astype(np.float64)
+    else:
+        v = rng.standard_normal(shape)
+    if generator in ("nan", "inf") and v.size:
+        hit = rng.random(shape) < 0.05
+        v[hit] = np.nan if generator == "nan" else np.where(rng.random(int(hit.sum())) < 0.5, np.inf, -np.inf)
+    return v.astype(np.float32).astype(_dtype(dtype))
+
+
+def make_rois(shape, count: int, scale, dtype: str, rng: np.random.Generator) -> np.ndarray:
+    """`count` rows (batch, x1, y1, x2, y2) inside the image the feature map was taken from."""
+    n, h, w = shape[0], shape[-2], shape[-1]
+    sh, sw = scale if isinstance(scale, tuple) else (scale, scale)
+    img_w, img_h = w / sw, h / sh
+    x1, y1 = rng.uniform(0, img_w, count), rng.uniform(0, img_h, count)
+    x2, y2 = x1 + rng.uniform(0, img_w - x1), y1 + rng.uniform(0, img_h - y1)
+    b = rng.integers(0, max(n, 1), count)
+    return np.stack([b, x1, y1, x2, y2], 1).astype(np.float32).astype(_dtype(dtype))
+
+
+def make_inputs(case: dict) -> dict:
+    """The case's inputs, the same for every run: x (or for roi-pool-backward the forward's x)
+    from the generator and seed, rois, and for a backward its grad_output and the forward's
+    index output (or the file the `indices` column names)."""
+    rng = np.random.default_rng(case["seed"])
+    op = OPERATORS[case["op"]]
+    x = generate(case["shape"], case["dtype"], case["generator"], rng)
+    inputs = {"x": x}
+    if "rois" in op.inputs or op.name == "roi-pool":
+        inputs["rois"] = make_rois(case["shape"], case["rois"], case["spatial_scale"], case["dtype"], rng)
+    if op.forward is None:
+        return inputs
+    fwd = run_operator(op.forward, inputs, attrs_of(case), case["product"])
+    first = fwd[OPERATORS[op.forward].outputs[0]]
+    gy_gen = "normal" if case["generator"] in ("nan", "inf") else case["generator"]
+    inputs["grad_output"] = generate(first.shape, case["dtype"], gy_gen, rng)
+    if case["indices"] == "forward":
+        inputs[op.index] = fwd[op.index]
+    else:
+        if not os.path.exists(case["indices"]):
+            raise CaseError(f"case {case['name']}: indices file {case['indices']} does not exist")
+        inputs[op.index] = np.load(case["indices"], allow_pickle=False)
+    return {k: inputs[k] for k in op.inputs}
+
+
+def run_case(case: dict, inputs: dict) -> dict:
+    return run_operator(case["op"], inputs, attrs_of(case), case["product"])
+
+
+# ---- files -----------------------------------------------------------------------------------
+def save_array(path_stem: str, a: np.ndarray, fmt: str = "npy") -> str:
+    """Writes .npy (bfloat16 as np.save writes ml_dtypes' arrays) or raw .bin; returns the path."""
+    a = np.ascontiguousarray(a)
+    if fmt == "npy":
+        np.save(path_stem + ".npy", a)
+        return path_stem + ".npy"
+    a.tofile(path_stem + ".bin")
+    return path_stem + ".bin"
+
+
+def load_array(path: str, dtype: str | None = None, shape=None) -> np.ndarray:
+    """.npy, or raw .bin read with the given dtype and shape (the manifest's)."""
+    if path.endswith(".npy"):
+        a = np.load(path, allow_pickle=False)
+        if a.dtype.kind == "V" and a.dtype.itemsize == 2:  # bfloat16 as np.save wrote it
+            a = a.view(np.uint16).view(poolgrad._bfloat16())
+        return a
+    raw = np.fromfile(path, dtype=np.uint16 if dtype == "bfloat16" else dtype)
+    a = raw.view(poolgrad._bfloat16()) if dtype == "bfloat16" else raw
+    count = math.prod(shape)
+    if a.size != count:
+        raise CaseError(f"{path}: holds {a.size} {dtype} values, the golden has {count} ({list(shape)})")
+    return a.reshape(shape)
+
+
+def _entry(path: str, root: str, a: np.ndarray) -> dict:
+    return {"file": os.path.relpath(path, root), "dtype": str(a.dtype), "shape": list(a.shape)}
+
+
+def write_goldens(cases: list, out_dir: str, fmt: str = "npy", progress: Progress | None = None) -> dict:
+    """Runs every case and writes its inputs, goldens and the manifest; returns the manifest."""
+    os.makedirs(out_dir, exist_ok=True)
+    manifest = {"poolgrad": poolgrad.__version__, "format": fmt, "cases": []}
+    for case in cases:
+        inputs = make_inputs(case)
+        outputs = run_case(case, inputs)
+        entry = {"case": case, "aclnn": OPERATORS[case["op"]].aclnn, "inputs": {}, "outputs": {}}
+        for kind, arrays in (("inputs", inputs), ("golden", outputs)):
+            d = os.path.join(out_dir, case["name"], kind)
+            os.makedirs(d, exist_ok=True)
+            for name, a in arrays.items():
+                a = np.asarray(a)
+                path = save_array(os.path.join(d, name), a, fmt)
+                entry["inputs" if kind == "inputs" else "outputs"][name] = _entry(path, out_dir, a)
+        manifest["cases"].append(entry)
+        if progress:
+            progress.step(case["name"])
+    with open(os.path.join(out_dir, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    return manifest
+
+
+def read_manifest(golden_dir: str) -> dict:
+    path = os.path.join(golden_dir, "manifest.json")
+    if not os.path.exists(path):
+        raise CaseError(f"{golden_dir}: no manifest.json (write goldens with poolgrad golden --suite)")
+    with open(path) as f:
+        return json.load(f)
+
+
+def _device_file(device_dir: str, case: str, output: str):
+    for ext in (".npy", ".bin"):
+        p = os.path.join(device_dir, case, output + ext)
+        if os.path.exists(p):
+            return p
+    return None
+
+
+# ---- judging ---------------------------------------------------------------------------------
+def judge_suite(golden_dir: str, device_dir: str, standard: str | None = None, third_dir: str | None = None,
+                level: str = "L1", progress: Progress | None = None) -> list:
+    """Judges every output of every case in the manifest. `standard` applies to the floating
+    outputs (integer outputs are always binary); dual needs `third_dir` laid out as the device's.
+    Returns one dict per case: name, op, passed, outputs (name -> verdict dict or error)."""
+    manifest = read_manifest(golden_dir)
+    results = []
+    for entry in manifest["cases"]:
+        case = entry["case"]
+        outs = {}
+        for name, meta in entry["outputs"].items():
+            golden = load_array(os.path.join(golden_dir, meta["file"]), meta["dtype"], meta["shape"])
+            found = _device_file(device_dir, case["name"], name)
+            if found is None:
+                outs[name] = {"passed": False, "reason": f"no device output {case['name']}/{name}.npy or .bin"}
+                continue
+            try:
+                actual = load_array(found, meta["dtype"], meta["shape"])
+                std = "binary" if standards.is_integer(meta["dtype"]) else standard
+                third = None
+                if std == "dual":
+                    tp = _device_file(third_dir, case["name"], name) if third_dir else None
+                    if tp is None:
+                        raise CaseError(f"no third-party output {case['name']}/{name} (dual needs --third-party DIR)")
+                    third = load_array(tp, meta["dtype"], meta["shape"])
+                outs[name] = standards.judge(actual, golden, std, third, level).to_dict()
+            except (ValueError, OSError) as e:
+                outs[name] = {"passed": False, "reason": str(e)}
+        results.append({"name": case["name"], "op": case["op"], "aclnn": entry["aclnn"],
+                        "passed": all(o["passed"] for o in outs.values()), "outputs": outs})
+        if progress:
+            progress.step(case["name"])
+    return results
+
+
+def _severity(out: dict) -> tuple:
+    m = out.get("metrics", {})
+    return (out["passed"], -m.get("error_ratio", 1.0), -m.get("max_abs_error", math.inf))
+
+
+def _clean(v):
+    """JSON has no inf or NaN: they are written as the strings "inf", "-inf", "nan"."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    if isinstance(v, dict):
+        return {k: _clean(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_clean(x) for x in v]
+    return v
+
+
+def _num(v) -> str:
+    if isinstance(v, bool) or v is None:
+        return "" if v is None else str(v)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+REPORT_METRICS = ("max_abs_error", "max_rel_error", "mere", "mare", "rmse", "cosine_similarity",
+                  "error_ratio", "nan_inf_mismatches")
+
+
+def write_report(results: list, prefix: str, title: str = "poolgrad golden comparison") -> tuple:
+    """PREFIX.json (every metric) and PREFIX.md (one row per output, failures and the worst
+    first). Returns the two paths."""
+    rows = [(r, name, out) for r in results for name, out in r["outputs"].items()]
+    rows.sort(key=lambda t: _severity(t[2]))
+    failed = [r["name"] for r in results if not r["passed"]]
+    summary = {"cases": len(results), "passed": len(results) - len(failed), "failed": len(failed),
+               "failed_cases": failed}
+    os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
+    with open(prefix + ".json", "w") as f:
+        json.dump(_clean({"summary": summary, "cases": results}), f, indent=1)
+    lines = [f"# {title}", "",
+             f"{summary['passed']} of {summary['cases']} cases passed, {summary['failed']} failed.", "",
+             "| case | op | output | standard | dtype | verdict | " + " | ".join(REPORT_METRICS) + " | reason |",
+             "|" + "---|" * (7 + len(REPORT_METRICS))]
+    for r, name, out in rows:
+        m = out.get("metrics", {})
+        cells = [r["name"], r["op"], name, out.get("standard", ""), out.get("dtype", ""),
+                 "PASS" if out["passed"] else "**FAIL**", *(_num(m.get(k)) for k in REPORT_METRICS),
+                 out.get("reason", "").replace("|", "/")]
+        lines.append("| " + " | ".join(cells) + " |")
+    with open(prefix + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return prefix + ".json", prefix + ".md"
+
+
+# ---- determinism -----------------------------------------------------------------------------
+def digest(outputs: dict) -> str:
+    h = hashlib.sha256()
+    for name in sorted(outputs):
+        a = np.ascontiguousarray(np.asarray(outputs[name]))
+        h.update(name.encode() + str(a.dtype).encode() + str(a.shape).encode())
+        h.update(a.view(np.uint8).tobytes())
+    return h.hexdigest()
+
+
+def check_determinism(cases: list, runs: int = 3, threads=(1, 2), run: Callable | None = None,
+                      progress: Progress | None = None) -> list:
+    """Runs every case `runs` times at each thread count and compares the outputs' bytes with the
+    first run's. `run(case, inputs) -> outputs` defaults to poolgrad's operator (a stand-in can be
+    given to check the checker). Returns one dict per case: name, op, passed, runs, digests."""
+    run = run or run_case
+    before = poolgrad.get_num_threads()
+    results = []
+    try:
+        for case in cases:
+            inputs = make_inputs(case)
+            seen, first_diff = {}, None
+            for t in threads:
+                poolgrad.set_num_threads(t)
+                for k in range(runs):
+                    d = digest(run(case, inputs))
+                    seen.setdefault(d, f"threads={t} run={k}")
+                    if len(seen) > 1 and first_diff is None:
+                        first_diff = f"threads={t} run={k} differs from {next(iter(seen.values()))}"
+            results.append({"name": case["name"], "op": case["op"], "passed": len(seen) == 1,
+                            "runs": runs * len(threads), "threads": list(threads),
+                            "distinct_outputs": len(seen), "first_difference": first_diff or ""})
+            if progress:
+                progress.step(case["name"])
+    finally:
+        poolgrad.set_num_threads(before)
+    return results
