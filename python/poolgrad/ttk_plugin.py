@@ -29,8 +29,14 @@ def _product(kwargs):
     return next((p for p in sorted(PRODUCTS, key=len, reverse=True) if soc.startswith(p)), None)
 
 
-def _index_dtype(indices):
-    return str(indices.dtype).replace("torch.", "") if indices is not None else "int64"
+def _index_dtype(indices, kwargs):
+    """The indices output's dtype: the output tensor's when the kit passes it, else the last of
+    the case's tensor_dtypes (the indices are the API's last tensor), else int64."""
+    if indices is not None:
+        return str(indices.dtype).replace("torch.", "")
+    dtypes = kwargs.get("tensor_dtypes") or ()
+    last = str(dtypes[-1]).replace("torch.", "") if len(dtypes) else ""
+    return last if last in ("int32", "int64") else "int64"
 
 
 def _run(op, inputs, attrs, kwargs):
@@ -45,7 +51,7 @@ def _pool(kernelSize, stride, padding, dilation, ceilMode):
 
 def max_pool2d_with_indices(selfT, kernelSize, stride, padding, dilation, ceilMode, out=None,
                             indices=None, **kwargs):
-    attrs = {**_pool(kernelSize, stride, padding, dilation, ceilMode), "index_dtype": _index_dtype(indices)}
+    attrs = {**_pool(kernelSize, stride, padding, dilation, ceilMode), "index_dtype": _index_dtype(indices, kwargs)}
     return _run("max-pool2d", {"x": selfT}, attrs, kwargs)
 
 
@@ -77,7 +83,7 @@ def adaptive_max_pool2d_backward(gradOutput, selfT, indices, gradInput=None, **k
 
 def max_pool3d_with_argmax(selfT, kernelSize, stride, padding, dilation, ceilMode, out=None, indices=None,
                            **kwargs):
-    attrs = {**_pool(kernelSize, stride, padding, dilation, ceilMode), "index_dtype": _index_dtype(indices)}
+    attrs = {**_pool(kernelSize, stride, padding, dilation, ceilMode), "index_dtype": _index_dtype(indices, kwargs)}
     return _run("max-pool3d", {"x": selfT}, attrs, kwargs)
 
 
@@ -89,7 +95,7 @@ def max_pool3d_with_argmax_backward(gradOutput, selfT, indices, kernelSize, stri
 
 def adaptive_max_pool3d(selfT, outputSize, outputOut=None, indicesOut=None, **kwargs):
     return _run("adaptive-max-pool3d", {"x": selfT},
-                {"output_size": list(outputSize), "index_dtype": _index_dtype(indicesOut)}, kwargs)
+                {"output_size": list(outputSize), "index_dtype": _index_dtype(indicesOut, kwargs)}, kwargs)
 
 
 def adaptive_max_pool3d_backward(gradOutput, selfT, indices, gradInput=None, **kwargs):
