@@ -62,33 +62,51 @@ def get_product() -> str:
 
 
 # ---- arrays --------------------------------------------------------------------------------------
+# Per-call overhead matters (a 1x1x4x4 call is mostly this file), so the checks below look types and
+# dtypes up in caches instead of formatting names: str(numpy dtype) alone costs a microsecond.
+_TORCH_TYPES: dict = {}
+_DTYPE_NAMES: dict = {}
+
+
 def _is_torch(a) -> bool:
-    return type(a).__module__.split(".")[0] == "torch"
+    t = type(a)
+    v = _TORCH_TYPES.get(t)
+    if v is None:
+        v = _TORCH_TYPES[t] = t.__module__.split(".")[0] == "torch"
+    return v
+
+
+def _name(dt) -> str:
+    """'float32', 'bfloat16', ... of a NumPy or torch dtype."""
+    n = _DTYPE_NAMES.get(dt)
+    if n is None:
+        n = _DTYPE_NAMES[dt] = str(dt).replace("torch.", "")
+    return n
 
 
 def _check_array(a, name: str):
     if a is None:
         raise PoolgradError(ACLNN_ERR_PARAM_NULLPTR, f"{name} must not be None")
-    if not hasattr(a, "__dlpack__"):
+    dt = getattr(a, "dtype", None)
+    if dt is None or not hasattr(a, "__dlpack__"):
         raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
                             f"{name} must be a CPU array supporting DLPack (NumPy or PyTorch), "
                             f"but got {type(a).__name__}")
-    dt = getattr(a, "dtype", None)
-    if str(dt).replace("torch.", "") == "uint16":  # uint16 carries bfloat16 bits to the extension
+    if _name(dt) == "uint16":  # uint16 carries bfloat16 bits to the extension
         raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
                             f"{name} dtype uint16 is not supported: poolgrad takes float32, float16 or bfloat16 "
                             "(torch.bfloat16 or ml_dtypes.bfloat16) data and int32 / int64 indices")
-    if getattr(dt, "byteorder", "=") == ">":  # NumPy: DLPack has no byte order; say what is wrong
-        raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
-                            f"{name} is big-endian ({dt}); poolgrad takes native (little-endian) arrays: "
-                            f"use {name}.astype({name}.dtype.newbyteorder('='))")
     if _is_torch(a):
-        if a.device.type != "cpu":
+        if not a.is_cpu:
             raise PoolgradError(ACLNN_ERR_PARAM_INVALID, f"{name} must be on the CPU, but is on {a.device}")
         if a.requires_grad:
             a = a.detach()
         if a.is_conj() or a.is_neg():
             a = a.resolve_conj().resolve_neg()
+    elif getattr(dt, "byteorder", "=") == ">":  # NumPy: DLPack has no byte order; say what is wrong
+        raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
+                            f"{name} is big-endian ({dt}); poolgrad takes native (little-endian) arrays: "
+                            f"use {name}.astype({name}.dtype.newbyteorder('='))")
     return a
 
 
@@ -97,9 +115,7 @@ def _empty_like_lib(ref, shape, dtype_name: str, channels_last: bool = False):
     zero-filled (the kernels write every element). Large ones ask for huge pages: their first
     write is most of a call's time otherwise."""
     if _is_torch(ref):
-        import torch
-        dt = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
-              "int32": torch.int32, "int64": torch.int64, "int8": torch.int8}[dtype_name]
+        torch, dt = _torch_dtype(dtype_name)
         if channels_last and len(shape) == 4:
             a = torch.empty(shape, dtype=dt, memory_format=torch.channels_last)
         else:
@@ -113,6 +129,16 @@ def _empty_like_lib(ref, shape, dtype_name: str, channels_last: bool = False):
 
 
 _HUGE_BYTES = 4 << 20
+_TORCH_DTYPES: dict = {}
+
+
+def _torch_dtype(name: str):
+    """(torch, torch's dtype of that name), looked up once."""
+    if not _TORCH_DTYPES:
+        import torch
+        _TORCH_DTYPES.update({n: (torch, getattr(torch, n)) for n in
+                              ("float32", "float16", "bfloat16", "int32", "int64", "int8")})
+    return _TORCH_DTYPES[name]
 
 
 def _bfloat16():
@@ -126,19 +152,27 @@ def _bfloat16():
 
 
 def _ext_arg(a):
-    """What the extension receives: NumPy bfloat16 arrays (ml_dtypes), which DLPack cannot carry,
-    as uint16 views of the same memory, which the extension reads as BF16 (uint16 arrays of the
-    caller's own are refused before they get here)."""
-    dt = getattr(a, "dtype", None)
-    if dt is not None and getattr(dt, "name", "") == "bfloat16" and hasattr(a, "view") and not _is_torch(a):
+    """What the extension receives. Checked torch tensors go as NumPy views of the same memory
+    (torch's DLPack export costs microseconds a tensor, .numpy() a fraction of one); bfloat16 data,
+    which DLPack and NumPy cannot carry, as uint16 views, which the extension reads as BF16 (uint16
+    arrays of the caller's own are refused before they get here)."""
+    if not hasattr(a, "dtype"):
+        return a  # attributes: ints, lists, floats, bools
+    bf16 = _name(a.dtype) == "bfloat16"
+    if _is_torch(a):
+        if bf16:
+            import numpy as np
+            import torch
+            return a.view(torch.int16).numpy().view(np.uint16)
+        return a.numpy()
+    if bf16 and hasattr(a, "view"):
         import numpy as np
         return a.view(np.uint16)
     return a
 
 
 def _dtype_name(a) -> str:
-    s = str(a.dtype)
-    return s.replace("torch.", "")
+    return _name(a.dtype)
 
 
 def _float_dtype(a, allowed=("float32", "float16", "bfloat16")) -> str:
@@ -149,16 +183,16 @@ def _float_dtype(a, allowed=("float32", "float16", "bfloat16")) -> str:
 
 
 def _is_channels_last(a) -> bool:
-    if not _is_torch(a) or a.dim() != 4:
+    if not _is_torch(a) or a.dim() != 4 or a.is_contiguous():
         return False
-    import torch
-    return a.is_contiguous(memory_format=torch.channels_last) and not a.is_contiguous()
+    torch, _ = _torch_dtype("float32")
+    return a.is_contiguous(memory_format=torch.channels_last)
 
 
 def _pair(v, name: str, allow_none: bool = False):
     if v is None and allow_none:
         return []
-    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+    if type(v) is int or (isinstance(v, numbers.Integral) and not isinstance(v, bool)):
         return [int(v)]
     if isinstance(v, (str, bytes, bool)):  # "2" is not 2: say so rather than read its characters
         raise PoolgradError(ACLNN_ERR_PARAM_INVALID, f"{name} must be an int or a sequence of ints, but got {v!r}")

@@ -59,8 +59,8 @@ def _impl(name):
     poolgrad's own count (poolgrad.set_num_threads, POOLGRAD_NUM_THREADS) is left as it was."""
     def wrap(fn):
         def kernel(*args, **kwargs):
-            for a in list(args) + list(kwargs.values()):
-                if isinstance(a, torch.Tensor) and a.device.type != "cpu":
+            for a in args:  # the dispatcher passes every argument by position
+                if isinstance(a, torch.Tensor) and not a.is_cpu:
                     raise PoolgradError(ACLNN_ERR_PARAM_INVALID,
                                         f"poolgrad::{name}: a tensor is on {a.device}; poolgrad runs on the CPU "
                                         "(move it with .cpu())")

@@ -94,11 +94,14 @@ aclnnStatus aclnnAdaptiveMaxPool2dGetWorkspaceSize(const aclTensor *self,
   st = check_same_shape(api, "indicesOut", indicesOut, outputOut->view.dims,
                         "the shape of outputOut");
   if (st) return st;
-  return finish_forward(api, g, self, "outputOut", outputOut, "indicesOut", indicesOut,
-                        to_nchw(indicesOut->view, g.nhwc), ACL_INT64, nullptr, false, choose,
-                        format("outputSize=[%" PRId64 ",%" PRId64 "] profile=%s", os[0], os[1],
-                               soc_name(current_soc())),
-                        workspaceSize, executor);
+  return finish_forward(
+      api, g, self, "outputOut", outputOut, "indicesOut", indicesOut,
+      to_nchw(indicesOut->view, g.nhwc), ACL_INT64, nullptr, false, choose,
+      [&] {
+        return format("outputSize=[%" PRId64 ",%" PRId64 "] profile=%s", os[0], os[1],
+                      soc_name(current_soc()));
+      },
+      workspaceSize, executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool2d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
@@ -157,9 +160,10 @@ aclnnStatus aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(
   if (g.h * g.w > INT32_MAX)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: H*W must be <= %d, but got %" PRId64, api, INT32_MAX,
                 g.h * g.w);
-  return finish_backward(api, g, gradOutput, self, indices, to_nchw(indices->view, g.nhwc),
-                         indices->view.dtype, gradInput, false,
-                         format("profile=%s", soc_name(current_soc())), workspaceSize, executor);
+  return finish_backward(
+      api, g, gradOutput, self, indices, to_nchw(indices->view, g.nhwc), indices->view.dtype,
+      gradInput, false, [] { return format("profile=%s", soc_name(current_soc())); }, workspaceSize,
+      executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool2dBackward(void *workspace, uint64_t workspaceSize,

@@ -71,9 +71,10 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
                 "%s: indices dtype INT32 requires H*W <= %d, but got H*W=%" PRId64 "; use INT64",
                 api, INT32_MAX, g.h * g.w);
   // 6: an empty batch is a no-op (the plan has nothing to run).
-  return finish_forward(api, g, self, "out", out, "indices", indices,
-                        to_nchw(indices->view, g.nhwc), indices->view.dtype, nullptr, false,
-                        maxpool_forward_kernel, attrs_trace(g.a), workspaceSize, executor);
+  return finish_forward(
+      api, g, self, "out", out, "indices", indices, to_nchw(indices->view, g.nhwc),
+      indices->view.dtype, nullptr, false, maxpool_forward_kernel, [&] { return attrs_trace(g.a); },
+      workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithIndices(void *workspace, uint64_t workspaceSize,
@@ -135,9 +136,9 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
   if ((st = check_same_shape(api, "indices", indices, gradOutput->view.dims,
                              "the shape of gradOutput")))
     return st;
-  return finish_backward(api, g, gradOutput, self, indices, to_nchw(indices->view, g.nhwc),
-                         indices->view.dtype, gradInput, false, attrs_trace(g.a), workspaceSize,
-                         executor);
+  return finish_backward(
+      api, g, gradOutput, self, indices, to_nchw(indices->view, g.nhwc), indices->view.dtype,
+      gradInput, false, [&] { return attrs_trace(g.a); }, workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithIndicesBackward(void *workspace, uint64_t workspaceSize,

@@ -220,7 +220,7 @@ aclnnStatus finish_forward(const char *api, const Geometry &g, const aclTensor *
                            const char *out_name, const aclTensor *out, const char *idx_name,
                            const aclTensor *indices, const Strided4 &ix, aclDataType idt,
                            std::function<void()> after, bool ix_in_workspace, ForwardChooser choose,
-                           const std::string &trace_extra, uint64_t *workspace_size,
+                           const TraceText &trace_extra, uint64_t *workspace_size,
                            aclOpExecutor **executor) {
   aclnnStatus st = check_data(api, {{"self", self}, {out_name, out}, {idx_name, indices}});
   if (st) return st;
@@ -232,14 +232,14 @@ aclnnStatus finish_forward(const char *api, const Geometry &g, const aclTensor *
                            std::move(after), ix_in_workspace, choose);
   if (trace_info())
     plan.trace = describe("self", self) + " " + describe(out_name, out) + " " +
-                 describe(idx_name, indices) + " " + trace_extra;
+                 describe(idx_name, indices) + " " + trace_extra();
   return make_executor(api, std::move(plan), workspace_size, executor);
 }
 
 aclnnStatus finish_backward(const char *api, const Geometry &g, const aclTensor *grad_out,
                             const aclTensor *self, const aclTensor *indices, const Strided4 &ix,
                             aclDataType idt, const aclTensor *grad_in, bool unit_window,
-                            const std::string &trace_extra, uint64_t *workspace_size,
+                            const TraceText &trace_extra, uint64_t *workspace_size,
                             aclOpExecutor **executor) {
   aclnnStatus st =
       check_data(api, {{"gradOutput", grad_out}, {"indices", indices}, {"gradInput", grad_in}});
@@ -253,7 +253,7 @@ aclnnStatus finish_backward(const char *api, const Geometry &g, const aclTensor 
   if (trace_info())
     plan.trace = describe("gradOutput", grad_out) + " " + describe("self", self) + " " +
                  describe("indices", indices) + " " + describe("gradInput", grad_in) + " " +
-                 trace_extra;
+                 trace_extra();
   return make_executor(api, std::move(plan), workspace_size, executor);
 }
 

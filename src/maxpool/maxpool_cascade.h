@@ -70,12 +70,12 @@ aclnnStatus finish_forward(const char *api, const Geometry &g, const aclTensor *
                            const char *out_name, const aclTensor *out, const char *idx_name,
                            const aclTensor *indices, const Strided4 &ix, aclDataType idt,
                            std::function<void()> after, bool ix_in_workspace, ForwardChooser choose,
-                           const std::string &trace_extra, uint64_t *workspace_size,
+                           const TraceText &trace_extra, uint64_t *workspace_size,
                            aclOpExecutor **executor);
 aclnnStatus finish_backward(const char *api, const Geometry &g, const aclTensor *grad_out,
                             const aclTensor *self, const aclTensor *indices, const Strided4 &ix,
                             aclDataType idt, const aclTensor *grad_in, bool unit_window,
-                            const std::string &trace_extra, uint64_t *workspace_size,
+                            const TraceText &trace_extra, uint64_t *workspace_size,
                             aclOpExecutor **executor);
 
 }  // namespace poolgrad

@@ -152,9 +152,10 @@ aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(
         row[t / 8] |= static_cast<unsigned char>(1u << (t % 8));
     }
   };
-  return finish_forward(api, g, self, "out", out, "indices", indices, mask_as_indices(indices, g),
-                        ACL_INT32, after, unit, maxpool_forward_kernel, attrs_trace(g.a) + " mask",
-                        workspaceSize, executor);
+  return finish_forward(
+      api, g, self, "out", out, "indices", indices, mask_as_indices(indices, g), ACL_INT32, after,
+      unit, maxpool_forward_kernel, [&] { return attrs_trace(g.a) + " mask"; }, workspaceSize,
+      executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithMask(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
@@ -193,9 +194,9 @@ aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
   st = check_same_shape(api, "gradOutput", gradOutput, g.out_dims, "the pooled shape of self");
   if (st) return st;
   if ((st = check_mask(api, indices, g))) return st;
-  return finish_backward(api, g, gradOutput, self, indices, mask_as_indices(indices, g), ACL_INT32,
-                         gradInput, unit_window(g), attrs_trace(g.a) + " mask", workspaceSize,
-                         executor);
+  return finish_backward(
+      api, g, gradOutput, self, indices, mask_as_indices(indices, g), ACL_INT32, gradInput,
+      unit_window(g), [&] { return attrs_trace(g.a) + " mask"; }, workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithMaskBackward(void *workspace, uint64_t workspaceSize,

@@ -92,8 +92,9 @@ aclnnStatus aclnnAdaptiveMaxPool3dGetWorkspaceSize(const aclTensor *self,
   if ((st = check_dtype_as_self(api, "outputOut", outputOut, self))) return st;
   st = check_volume_index_range(api, g, indicesOut->view.dtype, volume_rules().int32_volume);
   if (st) return st;
-  return finish_volume_forward(api, g, self, "outputOut", outputOut, "indicesOut", indicesOut,
-                               trace_extra(g), workspaceSize, executor);
+  return finish_volume_forward(
+      api, g, self, "outputOut", outputOut, "indicesOut", indicesOut,
+      [&] { return trace_extra(g); }, workspaceSize, executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool3d(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
@@ -157,8 +158,9 @@ aclnnStatus aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(
     return st;
   st = check_volume_index_range(api, g, indices->view.dtype, volume_rules().int32_volume);
   if (st) return st;
-  return finish_volume_backward(api, g, gradOutput, self, indices, gradInput, trace_extra(g),
-                                workspaceSize, executor);
+  return finish_volume_backward(
+      api, g, gradOutput, self, indices, gradInput, [&] { return trace_extra(g); }, workspaceSize,
+      executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool3dBackward(void *workspace, uint64_t workspaceSize,

@@ -79,8 +79,9 @@ aclnnStatus aclnnMaxPool3dWithArgmaxGetWorkspaceSize(
     return st;
   if ((st = check_same_shape(api, "out", out, g.out_dims, "self pooled"))) return st;
   if ((st = check_same_shape(api, "indices", indices, g.out_dims, "the shape of out"))) return st;
-  return finish_volume_forward(api, g, self, "out", out, "indices", indices,
-                               trace_extra(g, ceilMode), workspaceSize, executor);
+  return finish_volume_forward(
+      api, g, self, "out", out, "indices", indices, [&] { return trace_extra(g, ceilMode); },
+      workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool3dWithArgmax(void *workspace, uint64_t workspaceSize,
@@ -130,8 +131,9 @@ aclnnStatus aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
   if ((st = check_same_shape(api, "gradInput", gradInput, self->view.dims, "the shape of self")))
     return st;
   if ((st = check_same_shape(api, "gradOutput", gradOutput, g.out_dims, "self pooled"))) return st;
-  return finish_volume_backward(api, g, gradOutput, self, indices, gradInput,
-                                trace_extra(g, ceilMode), workspaceSize, executor);
+  return finish_volume_backward(
+      api, g, gradOutput, self, indices, gradInput, [&] { return trace_extra(g, ceilMode); },
+      workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool3dWithArgmaxBackward(void *workspace, uint64_t workspaceSize,

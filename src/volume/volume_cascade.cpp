@@ -222,7 +222,7 @@ Plan backward_plan(const char *api, const VolumeGeometry &g, const aclTensor *gr
 
 aclnnStatus finish_volume_forward(const char *api, const VolumeGeometry &g, const aclTensor *self,
                                   const char *out_name, const aclTensor *out, const char *idx_name,
-                                  const aclTensor *indices, const std::string &trace_extra,
+                                  const aclTensor *indices, const TraceText &trace_extra,
                                   uint64_t *workspace_size, aclOpExecutor **executor) {
   aclnnStatus st = check_data(api, {{"self", self}, {out_name, out}, {idx_name, indices}});
   if (st) return st;
@@ -233,14 +233,14 @@ aclnnStatus finish_volume_forward(const char *api, const VolumeGeometry &g, cons
   Plan plan = forward_plan(g, self, out, indices);
   if (trace_info())
     plan.trace = describe("self", self) + " " + describe(out_name, out) + " " +
-                 describe(idx_name, indices) + " " + trace_extra;
+                 describe(idx_name, indices) + " " + trace_extra();
   return make_executor(api, std::move(plan), workspace_size, executor);
 }
 
 aclnnStatus finish_volume_backward(const char *api, const VolumeGeometry &g,
                                    const aclTensor *grad_out, const aclTensor *self,
                                    const aclTensor *indices, const aclTensor *grad_in,
-                                   const std::string &trace_extra, uint64_t *workspace_size,
+                                   const TraceText &trace_extra, uint64_t *workspace_size,
                                    aclOpExecutor **executor) {
   aclnnStatus st =
       check_data(api, {{"gradOutput", grad_out}, {"indices", indices}, {"gradInput", grad_in}});
@@ -254,7 +254,7 @@ aclnnStatus finish_volume_backward(const char *api, const VolumeGeometry &g,
   if (trace_info())
     plan.trace = describe("gradOutput", grad_out) + " " + describe("self", self) + " " +
                  describe("indices", indices) + " " + describe("gradInput", grad_in) + " " +
-                 trace_extra;
+                 trace_extra();
   return make_executor(api, std::move(plan), workspace_size, executor);
 }
 

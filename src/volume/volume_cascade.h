@@ -50,12 +50,12 @@ std::string windows_trace(const VolumeGeometry &g);
 
 aclnnStatus finish_volume_forward(const char *api, const VolumeGeometry &g, const aclTensor *self,
                                   const char *out_name, const aclTensor *out, const char *idx_name,
-                                  const aclTensor *indices, const std::string &trace_extra,
+                                  const aclTensor *indices, const TraceText &trace_extra,
                                   uint64_t *workspace_size, aclOpExecutor **executor);
 aclnnStatus finish_volume_backward(const char *api, const VolumeGeometry &g,
                                    const aclTensor *grad_out, const aclTensor *self,
                                    const aclTensor *indices, const aclTensor *grad_in,
-                                   const std::string &trace_extra, uint64_t *workspace_size,
+                                   const TraceText &trace_extra, uint64_t *workspace_size,
                                    aclOpExecutor **executor);
 
 }  // namespace poolgrad

@@ -1,0 +1,39 @@
+"""Per-call overhead on a 1x1x4x4 max pool (issue 18's figure): poolgrad's layers against ATen's,
+in alternating blocks in one process (this VM's speed drifts), best block per row, microseconds.
+
+    .venv/bin/python bench/overhead.py
+"""
+import timeit
+
+import numpy as np
+import torch
+
+import poolgrad
+import poolgrad.torch as pgt
+from poolgrad import _ext
+
+
+def main(blocks=7, calls=2000):
+    poolgrad.set_num_threads(1)
+    torch.set_num_threads(1)
+    x = np.random.rand(1, 1, 4, 4).astype(np.float32)
+    xt = torch.from_numpy(x.copy())
+    out, idx = np.empty((1, 1, 2, 2), np.float32), np.empty((1, 1, 2, 2), np.int64)
+    rows = {
+        "extension call (phase 1 + 2, outputs given)": lambda: _ext.max_pool2d_fwd(x, out, idx, [2], [], [0], [1], False),
+        "poolgrad.max_pool2d_with_indices, NumPy": lambda: poolgrad.max_pool2d_with_indices(x, 2),
+        "poolgrad.max_pool2d_with_indices, torch": lambda: poolgrad.max_pool2d_with_indices(xt, 2),
+        "poolgrad.torch.max_pool2d (registered op)": lambda: pgt.max_pool2d(xt, 2, return_indices=True),
+        "torch.ops.aten.max_pool2d_with_indices": lambda: torch.ops.aten.max_pool2d_with_indices(xt, [2, 2]),
+        "torch.nn.functional.max_pool2d": lambda: torch.nn.functional.max_pool2d(xt, 2, return_indices=True),
+    }
+    best = dict.fromkeys(rows, float("inf"))
+    for _ in range(blocks):
+        for name, f in rows.items():
+            best[name] = min(best[name], timeit.timeit(f, number=calls) / calls * 1e6)
+    for name, us in best.items():
+        print(f"{us:7.2f} us  {name}")
+
+
+if __name__ == "__main__":
+    main()
