@@ -78,7 +78,61 @@ __attribute__((target("avx2,f16c"))) void h_out_avx2(const float *s, uint16_t *d
   for (; i < n; ++i) d[i] = one(s[i]);
 }
 
+__attribute__((target("avx2"))) void i64_out_avx2(const int64_t *s, int64_t *d, int64_t n,
+                                                  bool nt) {
+  int64_t i = 0;
+  if (nt) {
+    for (; i < n && (reinterpret_cast<uintptr_t>(d + i) & 31) != 0; ++i) d[i] = s[i];
+    for (; i + 4 <= n; i += 4)
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(d + i),
+                          _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s + i)));
+  }
+  for (; i < n; ++i) d[i] = s[i];
+}
+
+// The low halves of 8 int64 indices (they fit in 32 bits: the caller's INT32 check) as 8 int32.
+__attribute__((target("avx2"))) void i32_out_avx2(const int64_t *s, int32_t *d, int64_t n,
+                                                  bool nt) {
+  int64_t i = 0;
+  if (nt)
+    for (; i < n && (reinterpret_cast<uintptr_t>(d + i) & 31) != 0; ++i)
+      d[i] = static_cast<int32_t>(s[i]);
+  const __m256i lows = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  for (; i + 8 <= n; i += 8) {
+    const __m256i a = _mm256_permutevar8x32_epi32(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s + i)), lows);
+    const __m256i b = _mm256_permutevar8x32_epi32(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s + i + 4)), lows);
+    const __m256i v = _mm256_permute2x128_si256(a, b, 0x20);
+    if (nt)
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(d + i), v);
+    else
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(d + i), v);
+  }
+  for (; i < n; ++i) d[i] = static_cast<int32_t>(s[i]);
+}
+
 }  // namespace
+
+void index_row_out(Isa isa, aclDataType idt, const int64_t *src, void *dst, int64_t stride,
+                   int64_t n, bool nontemporal) {
+  if (n <= 0) return;
+  if (idt == ACL_INT32) {
+    int32_t *d = static_cast<int32_t *>(dst);
+    if (stride == 1 && isa == Isa::kAvx2)
+      i32_out_avx2(src, d, n, nontemporal);
+    else
+      for (int64_t i = 0; i < n; ++i) d[i * stride] = static_cast<int32_t>(src[i]);
+    return;
+  }
+  int64_t *d = static_cast<int64_t *>(dst);
+  if (stride == 1 && isa == Isa::kAvx2)
+    i64_out_avx2(src, d, n, nontemporal);
+  else if (stride == 1)
+    std::memcpy(d, src, static_cast<size_t>(n) * 8);
+  else
+    for (int64_t i = 0; i < n; ++i) d[i * stride] = src[i];
+}
 
 void row_to_f32(Isa isa, aclDataType dtype, const void *src, int64_t stride, int64_t n,
                 float *dst) {

@@ -15,6 +15,9 @@ void row_to_f32(Isa isa, aclDataType dtype, const void *src, int64_t stride, int
 // row is written with streaming stores (no read-for-ownership); call stream_fence() afterwards.
 void row_from_f32(Isa isa, aclDataType dtype, const float *src, void *dst, int64_t stride,
                   int64_t n, bool nontemporal);
+// dst[i * stride] = src[i] as INT32 or INT64 indices, with streaming stores as row_from_f32.
+void index_row_out(Isa isa, aclDataType idt, const int64_t *src, void *dst, int64_t stride,
+                   int64_t n, bool nontemporal);
 void stream_fence();
 
 }  // namespace poolgrad

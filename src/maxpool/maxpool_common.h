@@ -31,7 +31,8 @@ inline void store_index(const Strided4 &t, aclDataType idt, int64_t n, int64_t c
     *reinterpret_cast<int64_t *>(elem(t, 8, n, c, h, w)) = v;
 }
 
-// One output row's indices, from the int64 row computed, in the indices' dtype and stride.
+// One output row's indices, from the int64 row computed, in the indices' dtype and stride (inline:
+// rows can be a few elements long, and a call per row costs more than the stores).
 inline void store_index_row(const Strided4 &t, aclDataType idt, int64_t n, int64_t c, int64_t h,
                             const int64_t *irow, int64_t count) {
   if (idt == ACL_INT32) {

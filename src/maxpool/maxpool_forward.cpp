@@ -34,6 +34,19 @@ __attribute__((always_inline)) inline void max_step(f8 &best, i8 &idx, const f8 
     idx = take ? ti : idx;
   }
 }
+// 8 int32 lanes stored as 8 int64 (sign-extended).
+POOLGRAD_BODY void store_widened(int64_t *dst, const u8 &v) {
+  typedef int32_t i4 __attribute__((vector_size(16)));
+  typedef int64_t l4 __attribute__((vector_size(32)));
+  i8 s;
+  std::memcpy(&s, &v, sizeof s);
+  const i4 lo = __builtin_shufflevector(s, s, 0, 1, 2, 3),
+           hi = __builtin_shufflevector(s, s, 4, 5, 6, 7);
+  const l4 a = __builtin_convertvector(lo, l4), b = __builtin_convertvector(hi, l4);
+  std::memcpy(dst, &a, sizeof a);
+  std::memcpy(dst + 4, &b, sizeof b);
+}
+
 // ---- forward, plane layout ----------------------------------------------------------------------
 // Output columns whose every tap lies inside [0, W): [ow_lo, ow_hi) (empty when the window is wider
 // than the plane).
@@ -52,10 +65,15 @@ void interior_columns(const MaxPoolParams &p, int64_t *lo, int64_t *hi) {
 // interior column does (then kW <= W).
 struct FwdPlaneScratch {
   float *split = nullptr;  // phases of the plane: phase r, row h, column j = x[h][r + j*sw]
-  float *orow = nullptr;
+  float *orow = nullptr;   // (8 floats of slack: blocks are stored whole)
   int64_t *irow = nullptr;
   float *planef = nullptr;
   int64_t *qphase = nullptr, *qoff = nullptr;
+  // An output row's taps (m0 <= m < m1, every q): where each reads in `split`, relative to the
+  // block's first output, and its index relative to the block's: at most min(kH, H) * kW. The
+  // rows whose window lies inside the plane share one table (full_*), built once.
+  int64_t *tap_at = nullptr, *full_at = nullptr;
+  uint32_t *tap_index = nullptr, *full_index = nullptr;
 };
 
 // float32 planes that are dense row-major are read in place: no planef copy of them.
@@ -63,17 +81,38 @@ bool fwd_plane_in_place(const MaxPoolParams &p, const Strided4 &x) {
   return p.dtype == ACL_FLOAT && x.plane_dense();
 }
 
-void fwd_plane_layout(Arena &a, const MaxPoolParams &p, bool in_place, FwdPlaneScratch *s) {
+// Outputs larger than the caches are written with streaming stores (no read-for-ownership of lines
+// that are only written: a third of the traffic otherwise), a whole output plane at a time, where
+// every plane is whole cache lines: a streaming store to part of a line costs more than it saves
+// (measured: 2.5x slower on 7x7 output planes), and rows rarely end on a line.
+bool lines_of_planes(const Strided4 &t, int64_t esz, int64_t plane) {
+  return t.plane_dense() && reinterpret_cast<uintptr_t>(t.base) % 64 == 0 &&
+         (plane * esz) % 64 == 0 && (t.sc * esz) % 64 == 0 && (t.sn * esz) % 64 == 0;
+}
+
+bool fwd_plane_streams(const MaxPoolParams &p, const Strided4 &out, const Strided4 &idx) {
+  const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype), plane = p.ho * p.wo;
+  return p.n * p.c * plane * (esz + isz) >= (int64_t(8) << 20) &&
+         lines_of_planes(out, esz, plane) && lines_of_planes(idx, isz, plane);
+}
+
+void fwd_plane_layout(Arena &a, const MaxPoolParams &p, bool in_place, bool whole_planes,
+                      FwdPlaneScratch *s) {
   const int64_t phases = std::min(p.a.sw, p.w), pw_len = (p.w + p.a.sw - 1) / p.a.sw;
   int64_t lo, hi;
   interior_columns(p, &lo, &hi);
   const int64_t taps = hi > lo ? p.a.kw : 0;
   s->split = a.take<float>(phases * p.h * pw_len + 8);  // slack: the last vector may overhang
-  s->orow = a.take<float>(p.wo);
-  s->irow = a.take<int64_t>(p.wo);
+  s->orow = a.take<float>((whole_planes ? p.ho * p.wo : p.wo) + 8);
+  s->irow = a.take<int64_t>((whole_planes ? p.ho * p.wo : p.wo) + 8);
   s->planef = a.take<float>(in_place ? 0 : p.h * p.w);
   s->qphase = a.take<int64_t>(taps);
   s->qoff = a.take<int64_t>(taps);
+  const int64_t rows = std::min(p.a.kh, p.h);
+  s->tap_at = a.take<int64_t>(rows * taps);
+  s->tap_index = a.take<uint32_t>(rows * taps);
+  s->full_at = a.take<int64_t>(rows * taps);
+  s->full_index = a.take<uint32_t>(rows * taps);
 }
 
 // Scalar window scan over the float plane (borders, and planes too large for 32-bit vector
@@ -132,12 +171,13 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
                                             const Strided4 &out, const Strided4 &idx, int64_t pb,
                                             int64_t pe, Arena scratch) {
   const PoolAttrs &a = p.a;
-  const int64_t esz = dtype_size(p.dtype);
+  const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
+  const bool nt = fwd_plane_streams(p, out, idx);
   const int64_t pw_len = (p.w + a.sw - 1) / a.sw;  // columns per phase
   const int64_t hstride = p.h * pw_len;            // floats per phase
   const bool in_place = fwd_plane_in_place(p, x);
   FwdPlaneScratch s;
-  fwd_plane_layout(scratch, p, in_place, &s);
+  fwd_plane_layout(scratch, p, in_place, nt, &s);
   float *const planef = s.planef;
   const bool vec_ok = p.h * p.w <= INT32_MAX;
   int64_t ow_lo, ow_hi;
@@ -151,6 +191,18 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
       s.qoff[q] = fl;
       s.qphase[q] = rel - fl * a.sw;
     }
+  // The taps of a window inside the plane (rows hs .. hs + (kH-1)*dH), relative to row hs.
+  auto fill_taps = [&](int64_t m0, int64_t m1, int64_t hs, int64_t *at, uint32_t *index) {
+    int64_t t = 0;
+    for (int64_t m = m0; m < m1; ++m)
+      for (int64_t q = 0; q < a.kw; ++q, ++t) {
+        at[t] = qphase[q] * hstride + (hs + m * a.dh) * pw_len + qoff[q];
+        index[t] = static_cast<uint32_t>(m * a.dh * p.w + q * a.dw);
+      }
+    return t;
+  };
+  const bool full_rows = ow_hi > ow_lo && (a.kh - 1) * a.dh < p.h;
+  const int64_t full_taps = full_rows ? fill_taps(0, a.kh, 0, s.full_at, s.full_index) : 0;
   // Lane k of an output block reads column k*sW further: the index offsets of the 8 lanes.
   uint32_t lane_cols[8];
   for (int k = 0; k < 8; ++k) lane_cols[k] = static_cast<uint32_t>(k * a.sw);
@@ -170,51 +222,59 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
       const int64_t hs = oh * a.sh - a.ph;
       int64_t m0, m1;
       tap_range(hs, a.kh, a.dh, p.h, &m0, &m1);
+      float *const orow = s.orow + (nt ? oh * p.wo : 0);
+      int64_t *const irow = s.irow + (nt ? oh * p.wo : 0);
       auto scalar_at = [&](int64_t ow) {
         const int64_t ws = ow * a.sw - a.pw;
         int64_t q0, q1, bi;
         tap_range(ws, a.kw, a.dw, p.w, &q0, &q1);
-        scan_scalar(plane, p.w, hs, m0, m1, a.dh, ws, q0, q1, a.dw, &s.orow[ow], &bi);
-        s.irow[ow] = bi;
+        scan_scalar(plane, p.w, hs, m0, m1, a.dh, ws, q0, q1, a.dw, &orow[ow], &bi);
+        irow[ow] = bi;
       };
       int64_t ow = 0;
       if (vec_ok && m1 > m0) {
         for (; ow < ow_lo; ++ow) scalar_at(ow);
-        // 8 outputs at a time; the last block may be partial (its extra lanes read the split
-        // buffer's slack or the next row and are discarded).
+        // The row's taps in scan order (m, then q): where each reads in the split plane and its
+        // index, both relative to the block's first output. Lane k adds k*sW to both.
+        const bool full = full_rows && m0 == 0 && m1 == a.kh;
+        const int64_t taps =
+            full ? full_taps : (ow_hi > ow_lo ? fill_taps(m0, m1, hs, s.tap_at, s.tap_index) : 0);
+        const int64_t *const tap_at = full ? s.full_at : s.tap_at;
+        const uint32_t *const tap_index = full ? s.full_index : s.tap_index;
+        const int64_t row_at = full ? hs * pw_len : 0;  // the full table is relative to row hs
+        // 8 outputs at a time; the last block may be partial: its extra lanes read the split
+        // buffer's slack or the next row, and are stored into what later outputs overwrite (or
+        // the slack). The scan keeps the winning tap's relative index; the block's is added once.
         for (; ow < ow_hi; ow += 8) {
-          const int64_t lanes = std::min<int64_t>(8, ow_hi - ow);
-          f8 best = {};
-          i8 bidx = {};
-          bool first = true;
-          for (int64_t m = m0; m < m1; ++m) {
-            const int64_t ih = hs + m * a.dh;
-            for (int64_t q = 0; q < a.kw; ++q) {
-              const int64_t iw0 = ow * a.sw - a.pw + q * a.dw;  // >= 0 in the interior
-              const float *src = s.split + qphase[q] * hstride + ih * pw_len + ow + qoff[q];
-              f8 v;
-              LOADF8(v, src);
-              // Lanes past the row's last output may lie past H*W: computed in 64 bits and
-              // truncated (they are discarded), never as an overflowing 32-bit sum.
-              // (unsigned: wrapping, as the truncation to 32 bits of the 64-bit value).
-              const u8 tu = (u8{} + static_cast<uint32_t>(ih * p.w + iw0)) + lane_off;
-              i8 ti;
-              std::memcpy(&ti, &tu, sizeof ti);
-              max_step(best, bidx, v, ti, first);
-            }
+          const float *const at = s.split + row_at + ow;
+          f8 best;
+          LOADF8(best, at + tap_at[0]);
+          u8 bidx = u8{} + tap_index[0];
+          for (int64_t t = 1; t < taps; ++t) {
+            f8 v;
+            LOADF8(v, at + tap_at[t]);
+            const i8 take = (v > best) | (v != v);  // larger, or NaN: the last NaN wins
+            best = take ? v : best;
+            bidx = take ? (u8{} + tap_index[t]) : bidx;
           }
-          for (int k = 0; k < lanes; ++k) {
-            s.orow[ow + k] = best[k];
-            s.irow[ow + k] = bidx[k];
-          }
+          // Lanes past the row's last output may lie past H*W: wrapping 32-bit sums, discarded.
+          bidx += (u8{} + static_cast<uint32_t>(hs * p.w + ow * a.sw - a.pw)) + lane_off;
+          std::memcpy(orow + ow, &best, sizeof best);
+          store_widened(irow + ow, bidx);
         }
         ow = ow_hi;
       }
       for (; ow < p.wo; ++ow) scalar_at(ow);
-      row_from_f32(p.isa, p.dtype, s.orow, elem(out, esz, n, c, oh, 0), out.sw, p.wo, false);
-      store_index_row(idx, p.index_dtype, n, c, oh, s.irow, p.wo);
+      if (nt) continue;  // the plane is written whole below
+      row_from_f32(p.isa, p.dtype, orow, elem(out, esz, n, c, oh, 0), out.sw, p.wo, false);
+      store_index_row(idx, p.index_dtype, n, c, oh, irow, p.wo);
+    }
+    if (nt) {
+      row_from_f32(p.isa, p.dtype, s.orow, elem(out, esz, n, c, 0, 0), 1, p.ho * p.wo, true);
+      index_row_out(p.isa, p.index_dtype, s.irow, elem(idx, isz, n, c, 0, 0), 1, p.ho * p.wo, true);
     }
   }
+  if (nt) stream_fence();
 }
 
 POOLGRAD_FOR_ISA(forward_plane_range,
@@ -351,7 +411,7 @@ int64_t fwd_planes(const MaxPoolParams &p, const Strided4 &x, const Strided4 &ou
       p, p.n * p.c, workspace,
       [&](Arena &a) {
         FwdPlaneScratch s;
-        fwd_plane_layout(a, p, fwd_plane_in_place(p, x), &s);
+        fwd_plane_layout(a, p, fwd_plane_in_place(p, x), fwd_plane_streams(p, out, idx), &s);
       },
       [&](int64_t b, int64_t e, Arena a, FirstError *) {
         forward_plane_range(p, x, out, idx, b, e, a);
