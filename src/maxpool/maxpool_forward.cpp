@@ -20,20 +20,6 @@ namespace {
 
 using namespace maxpool_detail;
 
-// One step of the window scan for 8 lanes: the first tap initialises, later taps replace the
-// running maximum when larger or NaN (first maximum wins, the last NaN wins).
-__attribute__((always_inline)) inline void max_step(f8 &best, i8 &idx, const f8 &v, const i8 &ti,
-                                                    bool &first) {
-  if (first) {
-    best = v;
-    idx = ti;
-    first = false;
-  } else {
-    const i8 take = (v > best) | (v != v);
-    best = take ? v : best;
-    idx = take ? ti : idx;
-  }
-}
 // 8 int32 lanes stored as 8 int64 (sign-extended).
 POOLGRAD_BODY void store_widened(int64_t *dst, const u8 &v) {
   typedef int32_t i4 __attribute__((vector_size(16)));
@@ -299,37 +285,55 @@ POOLGRAD_FOR_ISA(forward_plane_range,
 // the taps 8 channels at a time. A window covers at most min(kH, H) input rows: the row tables are
 // sized by that, not by kH.
 struct FwdClScratch {
-  float *rows = nullptr, *best = nullptr;
-  int32_t *bidx32 = nullptr;
+  float *rows = nullptr, *best = nullptr;  // best: the item's output row, Wout * C (+ 8 slack)
   int64_t *bidx = nullptr;
   const float **rowp = nullptr;
+  // One output position's taps in scan order: where each reads (channel 0) and its index.
+  const float **tap_src = nullptr;
+  uint32_t *tap_index = nullptr;
 };
 
 bool fwd_cl_direct(const MaxPoolParams &p, const Strided4 &x) {
   return p.dtype == ACL_FLOAT && x.sw == p.c;
 }
 
+// An item's output row (Wout positions of C channels) is one dense run in out and indices.
+bool fwd_cl_dense_rows(const MaxPoolParams &p, const Strided4 &out, const Strided4 &idx) {
+  return out.sw == p.c && idx.sw == p.c;
+}
+
 void fwd_cl_layout(Arena &a, const MaxPoolParams &p, bool direct, FwdClScratch *s) {
-  const int64_t rows = std::min(p.a.kh, p.h);
+  const int64_t rows = std::min(p.a.kh, p.h), cols = std::min(p.a.kw, p.w);
   s->rows = a.take<float>(direct ? 0 : rows * p.w * p.c);
-  s->best = a.take<float>(p.c);
-  s->bidx32 = a.take<int32_t>(p.c);
-  s->bidx = a.take<int64_t>(p.c);
+  s->best = a.take<float>(p.wo * p.c + 8);
+  s->bidx = a.take<int64_t>(p.wo * p.c + 8);
   s->rowp = a.take<const float *>(rows);
+  s->tap_src = a.take<const float *>(rows * cols);
+  s->tap_index = a.take<uint32_t>(rows * cols);
+}
+
+// Outputs larger than the caches are written with streaming stores where each item's row is
+// whole cache lines (as the plane forward does with planes).
+bool fwd_cl_streams(const MaxPoolParams &p, const Strided4 &out, const Strided4 &idx) {
+  const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype), row = p.wo * p.c;
+  auto lines = [&](const Strided4 &t, int64_t sz) {
+    return reinterpret_cast<uintptr_t>(t.base) % 64 == 0 && (row * sz) % 64 == 0 &&
+           (t.sh * sz) % 64 == 0 && (t.sn * sz) % 64 == 0;
+  };
+  return p.n * p.ho * row * (esz + isz) >= (int64_t(8) << 20) && fwd_cl_dense_rows(p, out, idx) &&
+         lines(out, esz) && lines(idx, isz);
 }
 
 POOLGRAD_BODY void forward_cl_range_body(const MaxPoolParams &p, const Strided4 &x,
                                          const Strided4 &out, const Strided4 &idx, int64_t ib,
                                          int64_t ie, Arena scratch) {
   const PoolAttrs &a = p.a;
-  const int64_t esz = dtype_size(p.dtype);
+  const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
   const int64_t C = p.c;
   const bool f32 = fwd_cl_direct(p, x);
+  const bool dense = fwd_cl_dense_rows(p, out, idx), nt = fwd_cl_streams(p, out, idx);
   FwdClScratch s;
   fwd_cl_layout(scratch, p, f32, &s);
-  float *const best = s.best;
-  int32_t *const bidx32 = s.bidx32;
-  int64_t *const bidx = s.bidx;
   const bool small = p.h * p.w <= INT32_MAX;
   for (int64_t item = ib; item < ie; ++item) {
     const int64_t n = item / p.ho, oh = item % p.ho;
@@ -353,61 +357,66 @@ POOLGRAD_BODY void forward_cl_range_body(const MaxPoolParams &p, const Strided4 
       const int64_t ws = ow * a.sw - a.pw;
       int64_t q0, q1;
       tap_range(ws, a.kw, a.dw, p.w, &q0, &q1);
-      // Channels [c0, C) one at a time (the tail after the vectors; planes too large for 32-bit
-      // vector indices).
-      auto scalar_channels = [&](int64_t c0) {
-        for (int64_t c = c0; c < C; ++c) {
-          bool first = true;
-          for (int64_t m = m0; m < m1; ++m)
-            for (int64_t q = q0; q < q1; ++q) {
-              const int64_t iw = ws + q * a.dw;
-              const float v = rowp[m - m0][iw * C + c];
-              if (first || v > best[c] || v != v) {
-                best[c] = v;
-                bidx[c] = (hs + m * a.dh) * p.w + iw;
-                first = false;
-              }
-            }
+      float *const best = s.best + ow * C;
+      int64_t *const bidx = s.bidx + ow * C;
+      int64_t taps = 0;
+      for (int64_t m = m0; m < m1; ++m)
+        for (int64_t q = q0; q < q1; ++q, ++taps) {
+          const int64_t iw = ws + q * a.dw;
+          s.tap_src[taps] = rowp[m - m0] + iw * C;
+          s.tap_index[taps] = static_cast<uint32_t>((hs + m * a.dh) * p.w + iw);
         }
-      };
-      if (m1 <= m0 || q1 <= q0) {  // no input element in the window
+      if (taps == 0) {  // no input element in the window
         for (int64_t c = 0; c < C; ++c) {
           best[c] = -std::numeric_limits<float>::infinity();
           bidx[c] = -1;
         }
-      } else if (small) {
-        int64_t c = 0;
-        for (; c + 8 <= C; c += 8) {
-          f8 bb = {};
-          i8 bi = {};
-          bool first = true;
-          for (int64_t m = m0; m < m1; ++m) {
-            const int64_t ih = hs + m * a.dh;
-            for (int64_t q = q0; q < q1; ++q) {
-              const int64_t iw = ws + q * a.dw;
-              f8 v;
-              LOADF8(v, rowp[m - m0] + iw * C + c);
-              const int32_t t = static_cast<int32_t>(ih * p.w + iw);
-              const i8 tv = {t, t, t, t, t, t, t, t};
-              max_step(bb, bi, v, tv, first);
+        continue;
+      }
+      int64_t c = 0;
+      // 8 channels at a time over the taps, the first tap initialising (larger, or NaN, replaces:
+      // the first maximum wins, the last NaN wins).
+      for (; small && c + 8 <= C; c += 8) {
+        f8 bb;
+        LOADF8(bb, s.tap_src[0] + c);
+        u8 bi = u8{} + s.tap_index[0];
+        for (int64_t t = 1; t < taps; ++t) {
+          f8 v;
+          LOADF8(v, s.tap_src[t] + c);
+          const i8 take = (v > bb) | (v != v);
+          bb = take ? v : bb;
+          bi = take ? (u8{} + s.tap_index[t]) : bi;
+        }
+        std::memcpy(best + c, &bb, sizeof bb);
+        store_widened(bidx + c, bi);
+      }
+      // The remaining channels one at a time (and planes too large for 32-bit vector indices).
+      for (; c < C; ++c) {
+        float bv = s.tap_src[0][c];
+        int64_t bi = (hs + m0 * a.dh) * p.w + ws + q0 * a.dw;
+        int64_t t = 0;
+        for (int64_t m = m0; m < m1; ++m)
+          for (int64_t q = q0; q < q1; ++q, ++t) {
+            const float v = s.tap_src[t][c];
+            if (v > bv || v != v) {
+              bv = v;
+              bi = (hs + m * a.dh) * p.w + ws + q * a.dw;
             }
           }
-          std::memcpy(best + c, &bb, sizeof bb);
-          std::memcpy(bidx32 + c, &bi, sizeof bi);
-          for (int k = 0; k < 8; ++k) bidx[c + k] = bidx32[c + k];
-        }
-        scalar_channels(c);
-      } else {
-        scalar_channels(0);
+        best[c] = bv;
+        bidx[c] = bi;
       }
-      row_from_f32(p.isa, p.dtype, best, elem(out, esz, n, 0, oh, ow), 1, C, false);
-      if (p.index_dtype == ACL_INT64 && idx.sc == 1) {
-        std::memcpy(elem(idx, 8, n, 0, oh, ow), bidx, static_cast<size_t>(C) * 8);
-      } else {
-        for (int64_t c = 0; c < C; ++c) store_index(idx, p.index_dtype, n, c, oh, ow, bidx[c]);
+      if (!dense) {
+        row_from_f32(p.isa, p.dtype, best, elem(out, esz, n, 0, oh, ow), out.sc, C, false);
+        for (int64_t cc = 0; cc < C; ++cc) store_index(idx, p.index_dtype, n, cc, oh, ow, bidx[cc]);
       }
     }
+    if (dense) {
+      row_from_f32(p.isa, p.dtype, s.best, elem(out, esz, n, 0, oh, 0), 1, p.wo * C, nt);
+      index_row_out(p.isa, p.index_dtype, s.bidx, elem(idx, isz, n, 0, oh, 0), 1, p.wo * C, nt);
+    }
   }
+  if (nt) stream_fence();
 }
 
 POOLGRAD_FOR_ISA(forward_cl_range,
