@@ -10,6 +10,7 @@
 //     PyTorch's bits.
 // Rows are read in place when they are float32 with unit stride, else the volume is converted to
 // float32 once (the thread's scratch).
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -140,19 +141,28 @@ inline void reduce_window(const float *best, const int32_t *tap, int64_t w0, int
     nan |= v != v;
     mx = v > mx ? v : mx;
   }
+  // The keys are combined with masks, not selected: compilers turned the selects into branches
+  // on the float compare (a third of the 3-D forward's time, mispredicted).
   int64_t key;
   if (!nan) {
-    key = INT64_MAX;
+    uint64_t least = UINT64_MAX;
     for (int64_t q = 0; q < cw; ++q) {
-      const int64_t w = w0 + q * sw, k = best[w] == mx ? (int64_t(tap[w]) << 32) + w : INT64_MAX;
-      key = k < key ? k : key;
+      const int64_t w = w0 + q * sw;
+      const uint64_t hit = uint64_t(0) - static_cast<uint64_t>(best[w] == mx);  // all ones on a hit
+      const uint64_t k = ((static_cast<uint64_t>(tap[w]) << 32) | static_cast<uint64_t>(w)) | ~hit;
+      least = k < least ? k : least;
     }
+    key = static_cast<int64_t>(least);
   } else {
-    key = -1;
+    uint64_t most = 0;  // keys + 1: 0 when no NaN column was seen yet
     for (int64_t q = 0; q < cw; ++q) {
-      const int64_t w = w0 + q * sw, k = best[w] != best[w] ? (int64_t(tap[w]) << 32) + w : -1;
-      key = k > key ? k : key;
+      const int64_t w = w0 + q * sw;
+      const uint64_t hit = uint64_t(0) - static_cast<uint64_t>(best[w] != best[w]);
+      const uint64_t k =
+          (((static_cast<uint64_t>(tap[w]) << 32) | static_cast<uint64_t>(w)) + 1) & hit;
+      most = k > most ? k : most;
     }
+    key = static_cast<int64_t>(most) - 1;
   }
   *bm = key >> 32;
   *bw = key & 0xffffffff;
@@ -204,8 +214,21 @@ POOLGRAD_BODY void forward_range_body(const VolumeParams &p, const Strided5 &x, 
       return in_place ? reinterpret_cast<const float *>(volume_at(x, 4, n, c, d, h, 0))
                       : s.vol + (d * H + h) * W;
     };
+    // The next volume is fetched into L2 while this one is computed, a share of its lines per
+    // output row (the reads of each volume otherwise wait on memory; the 2-D forward does the
+    // same).
+    const char *next = nullptr;
+    int64_t lines = 0, per_row = 0;
+    if (v + 1 < e && x.sw == 1 && x.sh == W && x.sd == H * W) {
+      next = volume_at(x, esz, (v + 1) / p.c, (v + 1) % p.c, 0, 0, 0);
+      lines = (D * H * W * esz + 63) / 64;
+      per_row = (lines + dout * hout - 1) / (dout * hout);
+    }
     for (int64_t od = 0; od < dout; ++od)
       for (int64_t oh = 0; oh < hout; ++oh) {
+        const int64_t r = od * hout + oh;
+        for (int64_t l = r * per_row; l < std::min(lines, (r + 1) * per_row); ++l)
+          __builtin_prefetch(next + l * 64, 0, 2);
         const int64_t fd = fst[0][od], cd = cnt[0][od], sd = stp[0][od];
         const int64_t fh = fst[1][oh], ch = cnt[1][oh], sh = stp[1][oh];
         const int64_t taps = cd * ch;
