@@ -223,20 +223,30 @@ void backward_cl_range(const MaxPoolParams &p, const Strided4 &gy, const Strided
     std::memset(acc, 0, static_cast<size_t>(hw * cn) * 4);
     for (int64_t oh = 0; oh < p.ho; ++oh)
       for (int64_t ow = 0; ow < p.wo; ++ow) {
-        row_to_f32(p.isa, p.dtype, elem(gy, esz, n, c0, oh, ow), 1, cn, g);
+        // float32 gradients are read in place (a call per position costs more than the copy).
+        const float *gp = reinterpret_cast<const float *>(elem(gy, esz, n, c0, oh, ow));
+        if (p.dtype != ACL_FLOAT) {
+          row_to_f32(p.isa, p.dtype, elem(gy, esz, n, c0, oh, ow), 1, cn, g);
+          gp = g;
+        }
         const char *ix = elem(idx, isz, n, c0, oh, ow);
         for (int64_t c = 0; c < cn; ++c) {
           const int64_t k = load_index(ix + c * isz, p.index_dtype);
           if (in_plane(k, hw))
-            acc[k * cn + c] += g[c];
+            acc[k * cn + c] += gp[c];
           else if (k != -1)
             bt->note(((n * p.c + c0 + c) * p.ho + oh) * p.wo + ow, k);
         }
       }
-    for (int64_t h = 0; h < p.h; ++h)
-      for (int64_t w = 0; w < p.w; ++w)
-        row_from_f32(p.isa, p.dtype, acc + (h * p.w + w) * cn, elem(gx, esz, n, c0, h, w), 1, cn,
-                     nt && cn == p.c);
+    if (cn == p.c && gx.sw == p.c && gx.sh == p.w * p.c) {
+      // All channels of a dense image: acc is gradInput's own layout, written in one run.
+      row_from_f32(p.isa, p.dtype, acc, elem(gx, esz, n, 0, 0, 0), 1, hw * cn, nt);
+    } else {
+      for (int64_t h = 0; h < p.h; ++h)
+        for (int64_t w = 0; w < p.w; ++w)
+          row_from_f32(p.isa, p.dtype, acc + (h * p.w + w) * cn, elem(gx, esz, n, c0, h, w), 1, cn,
+                       nt && cn == p.c);
+    }
   }
   if (nt) stream_fence();
 }
