@@ -35,12 +35,19 @@ inline void store_index(const Strided4 &t, aclDataType idt, int64_t n, int64_t c
 // rows can be a few elements long, and a call per row costs more than the stores).
 inline void store_index_row(const Strided4 &t, aclDataType idt, int64_t n, int64_t c, int64_t h,
                             const int64_t *irow, int64_t count) {
+  const int64_t sw = t.sw;  // a local: the stores could alias t, so t.sw was reloaded per element
   if (idt == ACL_INT32) {
     int32_t *const r = reinterpret_cast<int32_t *>(elem(t, 4, n, c, h, 0));
-    for (int64_t o = 0; o < count; ++o) r[o * t.sw] = static_cast<int32_t>(irow[o]);
+    if (sw == 1)
+      for (int64_t o = 0; o < count; ++o) r[o] = static_cast<int32_t>(irow[o]);
+    else
+      for (int64_t o = 0; o < count; ++o) r[o * sw] = static_cast<int32_t>(irow[o]);
   } else {
     int64_t *const r = reinterpret_cast<int64_t *>(elem(t, 8, n, c, h, 0));
-    for (int64_t o = 0; o < count; ++o) r[o * t.sw] = irow[o];
+    if (sw == 1)
+      std::memcpy(r, irow, static_cast<size_t>(count) * 8);
+    else
+      for (int64_t o = 0; o < count; ++o) r[o * sw] = irow[o];
   }
 }
 
