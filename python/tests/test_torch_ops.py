@@ -185,3 +185,17 @@ def test_layer_conventions():
     assert "stride=3" in repr(m) and m.stride == torch.nn.MaxPool2d(3).stride
     with pytest.raises(TypeError):
         pgt.max_pool2d(torch.randn(1, 1, 4, 4), "2")
+
+
+def test_tensors_off_the_cpu_are_refused_naming_the_device():
+    # This machine has no GPU: a meta tensor stands in for any tensor that is not on the CPU. The
+    # registered ops send meta tensors to their fake implementations (shape propagation); the
+    # functions, which run the kernels, refuse them by name.
+    x = torch.empty(1, 1, 4, 4, device="meta")
+    for call in (lambda: poolgrad.max_pool2d_with_indices(x, 2),
+                 lambda: poolgrad.adaptive_max_pool2d(x, 1),
+                 lambda: poolgrad.roi_pool_with_argmax(x, torch.zeros(1, 5), 2, 1.0)):
+        with pytest.raises(poolgrad.PoolgradError, match="must be on the CPU, but is on meta"):
+            call()
+    out, idx = torch.ops.poolgrad.max_pool2d_with_indices(x, [2, 2])
+    assert out.device.type == "meta" and out.shape == (1, 1, 2, 2) and idx.dtype == torch.int64
