@@ -19,5 +19,7 @@ void row_from_f32(Isa isa, aclDataType dtype, const float *src, void *dst, int64
 void index_row_out(Isa isa, aclDataType idt, const int64_t *src, void *dst, int64_t stride,
                    int64_t n, bool nontemporal);
 void stream_fence();
+// Outputs at least this large are written with streaming stores (they would not stay in cache).
+constexpr int64_t kStreamMinBytes = int64_t(8) << 20;
 
 }  // namespace poolgrad

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "../core/prefetch.h"
 #include "../core/simd.h"
 #include "../core/vec.h"
 #include "maxpool_common.h"
@@ -71,15 +72,18 @@ bool fwd_plane_in_place(const MaxPoolParams &p, const Strided4 &x) {
 // that are only written: a third of the traffic otherwise), a whole output plane at a time, where
 // every plane is whole cache lines: a streaming store to part of a line costs more than it saves
 // (measured: 2.5x slower on 7x7 output planes), and rows rarely end on a line.
-bool lines_of_planes(const Strided4 &t, int64_t esz, int64_t plane) {
-  return t.plane_dense() && reinterpret_cast<uintptr_t>(t.base) % 64 == 0 &&
-         (plane * esz) % 64 == 0 && (t.sc * esz) % 64 == 0 && (t.sn * esz) % 64 == 0;
+// True when runs of `run` elements starting at multiples of `inner` and `outer` (element strides)
+// from a 64-byte aligned base are whole cache lines.
+bool whole_lines(const Strided4 &t, int64_t esz, int64_t run, int64_t inner, int64_t outer) {
+  return reinterpret_cast<uintptr_t>(t.base) % 64 == 0 && (run * esz) % 64 == 0 &&
+         (inner * esz) % 64 == 0 && (outer * esz) % 64 == 0;
 }
 
 bool fwd_plane_streams(const MaxPoolParams &p, const Strided4 &out, const Strided4 &idx) {
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype), plane = p.ho * p.wo;
-  return p.n * p.c * plane * (esz + isz) >= (int64_t(8) << 20) &&
-         lines_of_planes(out, esz, plane) && lines_of_planes(idx, isz, plane);
+  return p.n * p.c * plane * (esz + isz) >= kStreamMinBytes && out.plane_dense() &&
+         idx.plane_dense() && whole_lines(out, esz, plane, out.sc, out.sn) &&
+         whole_lines(idx, isz, plane, idx.sc, idx.sn);
 }
 
 void fwd_plane_layout(Arena &a, const MaxPoolParams &p, bool in_place, bool whole_planes,
@@ -204,18 +208,14 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
         row_to_f32(p.isa, p.dtype, elem(x, esz, n, c, h, 0), x.sw, p.w, planef + h * p.w);
       split_row(rowbuf, p.w, a.sw, s.split + h * pw_len, hstride);
     }
-    // The next plane is fetched while this one is computed, a share of its lines per output row:
-    // otherwise the split above waits on memory for every line (it was a third of the time).
-    const char *next = nullptr;
-    int64_t lines = 0, per_row = 0;
-    if (pl + 1 < pe && x.plane_dense()) {
-      next = elem(x, esz, (pl + 1) / p.c, (pl + 1) % p.c, 0, 0);
-      lines = (p.h * p.w * esz + 63) / 64;
-      per_row = (lines + p.ho - 1) / p.ho;
-    }
+    // The next plane is fetched while this one is computed, a share per output row (the split
+    // above waited on memory for every line: a third of the time).
+    SpreadPrefetch next;
+    if (pl + 1 < pe && x.plane_dense())
+      next =
+          SpreadPrefetch(elem(x, esz, (pl + 1) / p.c, (pl + 1) % p.c, 0, 0), p.h * p.w * esz, p.ho);
     for (int64_t oh = 0; oh < p.ho; ++oh) {
-      for (int64_t l = oh * per_row; l < std::min(lines, (oh + 1) * per_row); ++l)
-        __builtin_prefetch(next + l * 64, 0, 2);  // to L2: the split buffer keeps L1
+      next.step(oh);
       const int64_t hs = oh * a.sh - a.ph;
       int64_t m0, m1;
       tap_range(hs, a.kh, a.dh, p.h, &m0, &m1);
@@ -316,12 +316,8 @@ void fwd_cl_layout(Arena &a, const MaxPoolParams &p, bool direct, FwdClScratch *
 // whole cache lines (as the plane forward does with planes).
 bool fwd_cl_streams(const MaxPoolParams &p, const Strided4 &out, const Strided4 &idx) {
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype), row = p.wo * p.c;
-  auto lines = [&](const Strided4 &t, int64_t sz) {
-    return reinterpret_cast<uintptr_t>(t.base) % 64 == 0 && (row * sz) % 64 == 0 &&
-           (t.sh * sz) % 64 == 0 && (t.sn * sz) % 64 == 0;
-  };
-  return p.n * p.ho * row * (esz + isz) >= (int64_t(8) << 20) && fwd_cl_dense_rows(p, out, idx) &&
-         lines(out, esz) && lines(idx, isz);
+  return p.n * p.ho * row * (esz + isz) >= kStreamMinBytes && fwd_cl_dense_rows(p, out, idx) &&
+         whole_lines(out, esz, row, out.sh, out.sn) && whole_lines(idx, isz, row, idx.sh, idx.sn);
 }
 
 POOLGRAD_BODY void forward_cl_range_body(const MaxPoolParams &p, const Strided4 &x,

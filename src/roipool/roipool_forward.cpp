@@ -381,7 +381,7 @@ RoiDataError forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois
     const int parts = static_cast<int>(w.parts);
     split_by_cost(w.cost_end, pairs * chunks, parts, w.bound);
     // Outputs larger than the caches are streamed out (no read-for-ownership).
-    const bool nt = p.r * p.c * p.ph * p.pw * (dtype_size(p.dtype) + 4) >= (int64_t(8) << 20);
+    const bool nt = p.r * p.c * p.ph * p.pw * (dtype_size(p.dtype) + 4) >= kStreamMinBytes;
     auto body = [&](int part, int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t)
         forward_blocks(p, x, geo, bk, chunks, y, argmax, nt, w.bound[t], w.bound[t + 1],

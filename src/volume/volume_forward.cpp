@@ -10,10 +10,10 @@
 //     PyTorch's bits.
 // Rows are read in place when they are float32 with unit stride, else the volume is converted to
 // float32 once (the thread's scratch).
-#include <algorithm>
 #include <cstring>
 #include <limits>
 
+#include "../core/prefetch.h"
 #include "../core/simd.h"
 #include "../core/vec.h"
 #include "../maxpool/maxpool_common.h"
@@ -214,21 +214,14 @@ POOLGRAD_BODY void forward_range_body(const VolumeParams &p, const Strided5 &x, 
       return in_place ? reinterpret_cast<const float *>(volume_at(x, 4, n, c, d, h, 0))
                       : s.vol + (d * H + h) * W;
     };
-    // The next volume is fetched into L2 while this one is computed, a share of its lines per
-    // output row (the reads of each volume otherwise wait on memory; the 2-D forward does the
-    // same).
-    const char *next = nullptr;
-    int64_t lines = 0, per_row = 0;
-    if (v + 1 < e && x.sw == 1 && x.sh == W && x.sd == H * W) {
-      next = volume_at(x, esz, (v + 1) / p.c, (v + 1) % p.c, 0, 0, 0);
-      lines = (D * H * W * esz + 63) / 64;
-      per_row = (lines + dout * hout - 1) / (dout * hout);
-    }
+    // The next volume is fetched while this one is computed, a share per output row.
+    SpreadPrefetch next;
+    if (v + 1 < e && x.sw == 1 && x.sh == W && x.sd == H * W)
+      next = SpreadPrefetch(volume_at(x, esz, (v + 1) / p.c, (v + 1) % p.c, 0, 0, 0),
+                            D * H * W * esz, dout * hout);
     for (int64_t od = 0; od < dout; ++od)
       for (int64_t oh = 0; oh < hout; ++oh) {
-        const int64_t r = od * hout + oh;
-        for (int64_t l = r * per_row; l < std::min(lines, (r + 1) * per_row); ++l)
-          __builtin_prefetch(next + l * 64, 0, 2);
+        next.step(od * hout + oh);
         const int64_t fd = fst[0][od], cd = cnt[0][od], sd = stp[0][od];
         const int64_t fh = fst[1][oh], ch = cnt[1][oh], sh = stp[1][oh];
         const int64_t taps = cd * ch;

@@ -1,0 +1,30 @@
+// Fetching the next block of input into L2 while the current one is computed.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace poolgrad {
+
+// The lines of `bytes` bytes at `base`, spread over `steps` steps of the current block's work:
+// step(k) fetches the k-th share. A kernel that reads a plane or volume at once and then computes
+// on it otherwise waits on memory for every line at the start of each block. The hint is L2: the
+// block being scanned keeps L1 (an L1 hint made vgg-pool1's forward slower).
+class SpreadPrefetch {
+ public:
+  SpreadPrefetch() = default;
+  SpreadPrefetch(const char *base, int64_t bytes, int64_t steps)
+      : base_(base),
+        lines_((bytes + 63) / 64),
+        per_step_(steps > 0 ? (lines_ + steps - 1) / steps : 0) {}
+  void step(int64_t k) const {
+    for (int64_t l = k * per_step_; l < std::min(lines_, (k + 1) * per_step_); ++l)
+      __builtin_prefetch(base_ + l * 64, 0, 2);
+  }
+
+ private:
+  const char *base_ = nullptr;
+  int64_t lines_ = 0, per_step_ = 0;
+};
+
+}  // namespace poolgrad
