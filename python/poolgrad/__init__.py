@@ -185,7 +185,7 @@ def _float_dtype(a, allowed=("float32", "float16", "bfloat16")) -> str:
 def _is_channels_last(a) -> bool:
     if not _is_torch(a) or a.dim() != 4 or a.is_contiguous():
         return False
-    torch, _ = _torch_dtype("float32")
+    import torch
     return a.is_contiguous(memory_format=torch.channels_last)
 
 

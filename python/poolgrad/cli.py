@@ -22,26 +22,17 @@ import poolgrad
 from . import standards, suite
 from .progress import Progress
 
-DTYPES = {"float32": np.float32, "float16": np.float16, "bfloat16": "bfloat16", "int32": np.int32,
-          "int64": np.int64, "float64": np.float64, "int8": np.int8, "uint8": np.uint8}
+# The dtypes a raw file may hold.
+DTYPES = ("float32", "float16", "bfloat16", "int32", "int64", "float64", "int8", "uint8")
 
 
 class CliError(Exception):
     pass
 
 
-def _bf16(raw: np.ndarray) -> np.ndarray:
-    """Raw bfloat16 bits (uint16 or 2-byte void) as an ml_dtypes.bfloat16 array."""
-    try:
-        import ml_dtypes
-    except ImportError:
-        raise CliError("bfloat16 data needs the ml_dtypes package (pip install ml_dtypes)")
-    return raw.view(np.uint16).view(ml_dtypes.bfloat16)
-
-
 def load(spec: str):
-    """Returns (array, dtype name). bfloat16 data (.bin, or .npy as np.save writes ml_dtypes'
-    bfloat16: 2-byte void) comes back as an ml_dtypes.bfloat16 array."""
+    """Returns (array, dtype name): a .npy file, or a raw one given as PATH:DTYPE:SHAPE. bfloat16
+    data comes back as an ml_dtypes.bfloat16 array."""
     path, dtype, shape = spec, None, None
     if not os.path.exists(spec) and spec.count(":") >= 2:
         path, dtype, shape_s = spec.rsplit(":", 2)
@@ -52,34 +43,13 @@ def load(spec: str):
     if not os.path.exists(path):
         raise CliError(f"{path}: no such file")
     if path.endswith(".npy") and dtype is None:
-        try:
-            a = np.load(path, allow_pickle=False)
-        except Exception as e:  # noqa: BLE001 - any unreadable file is one clear line
-            raise CliError(f"{path}: not a readable .npy file ({e})")
-        if a.dtype.kind == "V" and a.dtype.itemsize == 2:
-            a = _bf16(a)
+        a = suite.load_npy(path)
         return a, str(a.dtype)
     if dtype is None:
         raise CliError(f"{path}: a raw file needs its dtype and shape: {path}:DTYPE:SHAPE (e.g. {path}:float32:2,3,8,8)")
     if dtype not in DTYPES:
         raise CliError(f"{path}: unknown dtype {dtype!r}; use one of {', '.join(DTYPES)}")
-    raw_dtype = np.uint16 if dtype == "bfloat16" else DTYPES[dtype]
-    data = np.fromfile(path, dtype=raw_dtype)
-    count = int(np.prod(shape)) if shape else 1
-    if data.size != count:
-        raise CliError(f"{path}: holds {data.size} {dtype} values but shape {shape} needs {count}")
-    data = data.reshape(shape)
-    return (_bf16(data) if dtype == "bfloat16" else data), dtype
-
-
-def save(path: str, a: np.ndarray, fmt: str) -> str:
-    if fmt == "npy":
-        path += ".npy"
-        np.save(path, a)
-    else:
-        path += ".bin"
-        a.tofile(path)
-    return path
+    return suite.load_raw(path, dtype, shape), dtype
 
 
 def _ints(s: str):
@@ -129,7 +99,7 @@ def golden(args) -> int:
     inputs = {name: load(getattr(args, INPUT_OPTION[name]))[0] for name in op.inputs}
     outs = suite.run_operator(op.name, inputs, _attrs(args), args.product)
     for name, a in outs.items():
-        path = save(os.path.join(args.out_dir, name), np.asarray(a), args.out_format)
+        path = suite.save_array(os.path.join(args.out_dir, name), np.asarray(a), args.out_format)
         print(f"wrote {path} {a.dtype} {list(a.shape)}")
     return 0
 

@@ -273,19 +273,30 @@ def save_array(path_stem: str, a: np.ndarray, fmt: str = "npy") -> str:
     return path_stem + ".bin"
 
 
-def load_array(path: str, dtype: str | None = None, shape=None) -> np.ndarray:
-    """.npy, or raw .bin read with the given dtype and shape (the manifest's)."""
-    if path.endswith(".npy"):
+def load_npy(path: str) -> np.ndarray:
+    """A .npy file; bfloat16 (2-byte void, as np.save writes ml_dtypes' arrays) as bfloat16."""
+    try:
         a = np.load(path, allow_pickle=False)
-        if a.dtype.kind == "V" and a.dtype.itemsize == 2:  # bfloat16 as np.save wrote it
-            a = a.view(np.uint16).view(poolgrad._bfloat16())
-        return a
+    except Exception as e:  # noqa: BLE001 - any unreadable file is one clear line
+        raise CaseError(f"{path}: not a readable .npy file ({e})")
+    if a.dtype.kind == "V" and a.dtype.itemsize == 2:
+        a = a.view(np.uint16).view(poolgrad._bfloat16())
+    return a
+
+
+def load_raw(path: str, dtype: str, shape) -> np.ndarray:
+    """A raw file of `dtype` values (a NumPy dtype name, or bfloat16) in `shape`."""
     raw = np.fromfile(path, dtype=np.uint16 if dtype == "bfloat16" else dtype)
     a = raw.view(poolgrad._bfloat16()) if dtype == "bfloat16" else raw
     count = math.prod(shape)
     if a.size != count:
-        raise CaseError(f"{path}: holds {a.size} {dtype} values, the golden has {count} ({list(shape)})")
+        raise CaseError(f"{path}: holds {a.size} {dtype} values but shape {list(shape)} needs {count}")
     return a.reshape(shape)
+
+
+def load_array(path: str, dtype: str | None = None, shape=None) -> np.ndarray:
+    """.npy, or raw .bin read with the given dtype and shape (the manifest's)."""
+    return load_npy(path) if path.endswith(".npy") else load_raw(path, dtype, shape)
 
 
 def _entry(path: str, root: str, a: np.ndarray) -> dict:

@@ -193,62 +193,24 @@ __spec__ = {  # noqa: F811 - the kit's contract, not the import system's module 
 }
 
 
-class MaxPool2dWithIndicesTestSpec:
-    golden, third_party, tolerance = max_pool2d_with_indices, {"torch": max_pool2d_with_indices}, _TOLERANCE
+def _spec(golden, customize_inputs=None):
+    """A TestSpec class: poolgrad's golden, the same as the third party, the tolerances, and the
+    inputs the kit cannot draw at random where there are such."""
+    attrs = {"golden": staticmethod(golden), "third_party": {"torch": golden}, "tolerance": _TOLERANCE}
+    if customize_inputs is not None:
+        attrs["customize_inputs"] = staticmethod(customize_inputs)
+    return type(golden.__name__ + "_spec", (), attrs)
 
 
-class MaxPool2dWithIndicesBackwardTestSpec:
-    golden, third_party, tolerance = (max_pool2d_with_indices_backward,
-                                      {"torch": max_pool2d_with_indices_backward}, _TOLERANCE)
-    customize_inputs = max_pool2d_backward_inputs
-
-
-class MaxPool2dWithMaskTestSpec:
-    golden, third_party, tolerance = max_pool2d_with_mask, {"torch": max_pool2d_with_mask}, _TOLERANCE
-
-
-class MaxPool2dWithMaskBackwardTestSpec:
-    golden, third_party, tolerance = (max_pool2d_with_mask_backward, {"torch": max_pool2d_with_mask_backward},
-                                      _TOLERANCE)
-    customize_inputs = max_pool2d_mask_backward_inputs
-
-
-class AdaptiveMaxPool2dTestSpec:
-    golden, third_party, tolerance = adaptive_max_pool2d, {"torch": adaptive_max_pool2d}, _TOLERANCE
-
-
-class AdaptiveMaxPool2dBackwardTestSpec:
-    golden, third_party, tolerance = (adaptive_max_pool2d_backward, {"torch": adaptive_max_pool2d_backward},
-                                      _TOLERANCE)
-    customize_inputs = adaptive_max_pool2d_backward_inputs
-
-
-class MaxPool3dWithArgmaxTestSpec:
-    golden, third_party, tolerance = max_pool3d_with_argmax, {"torch": max_pool3d_with_argmax}, _TOLERANCE
-
-
-class MaxPool3dWithArgmaxBackwardTestSpec:
-    golden, third_party, tolerance = (max_pool3d_with_argmax_backward, {"torch": max_pool3d_with_argmax_backward},
-                                      _TOLERANCE)
-    customize_inputs = max_pool3d_backward_inputs
-
-
-class AdaptiveMaxPool3dTestSpec:
-    golden, third_party, tolerance = adaptive_max_pool3d, {"torch": adaptive_max_pool3d}, _TOLERANCE
-
-
-class AdaptiveMaxPool3dBackwardTestSpec:
-    golden, third_party, tolerance = (adaptive_max_pool3d_backward, {"torch": adaptive_max_pool3d_backward},
-                                      _TOLERANCE)
-    customize_inputs = adaptive_max_pool3d_backward_inputs
-
-
-class RoiPoolingWithArgMaxTestSpec:
-    golden, third_party, tolerance = roi_pooling_with_argmax, {"torch": roi_pooling_with_argmax}, _TOLERANCE
-    customize_inputs = roi_pooling_inputs
-
-
-class RoiPoolingGradWithArgMaxTestSpec:
-    golden, third_party, tolerance = (roi_pooling_grad_with_argmax, {"torch": roi_pooling_grad_with_argmax},
-                                      _TOLERANCE)
-    customize_inputs = roi_pooling_grad_inputs
+MaxPool2dWithIndicesTestSpec = _spec(max_pool2d_with_indices)
+MaxPool2dWithIndicesBackwardTestSpec = _spec(max_pool2d_with_indices_backward, max_pool2d_backward_inputs)
+MaxPool2dWithMaskTestSpec = _spec(max_pool2d_with_mask)
+MaxPool2dWithMaskBackwardTestSpec = _spec(max_pool2d_with_mask_backward, max_pool2d_mask_backward_inputs)
+AdaptiveMaxPool2dTestSpec = _spec(adaptive_max_pool2d)
+AdaptiveMaxPool2dBackwardTestSpec = _spec(adaptive_max_pool2d_backward, adaptive_max_pool2d_backward_inputs)
+MaxPool3dWithArgmaxTestSpec = _spec(max_pool3d_with_argmax)
+MaxPool3dWithArgmaxBackwardTestSpec = _spec(max_pool3d_with_argmax_backward, max_pool3d_backward_inputs)
+AdaptiveMaxPool3dTestSpec = _spec(adaptive_max_pool3d)
+AdaptiveMaxPool3dBackwardTestSpec = _spec(adaptive_max_pool3d_backward, adaptive_max_pool3d_backward_inputs)
+RoiPoolingWithArgMaxTestSpec = _spec(roi_pooling_with_argmax, roi_pooling_inputs)
+RoiPoolingGradWithArgMaxTestSpec = _spec(roi_pooling_grad_with_argmax, roi_pooling_grad_inputs)

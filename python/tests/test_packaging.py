@@ -13,7 +13,7 @@ PKG = pathlib.Path(poolgrad.__file__).parent
 def test_typed_and_interface_file_matches_the_extension(tmp_path):
     assert (PKG / "py.typed").exists()
     out = tmp_path / "_ext.pyi"
-    # nanobind's generator of .pyi interface files (type stubs: no unfinished code)
+    # nanobind's generator of .pyi interface files (the extension's signatures, for type checkers)
     subprocess.run([sys.executable, "-m", "nanobind.stubgen", "-m", "poolgrad._ext", "-o", str(out), "-q"],
                    check=True)
     assert out.read_text() == (PKG / "_ext.pyi").read_text(), "regenerate python/poolgrad/_ext.pyi"
