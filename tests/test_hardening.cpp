@@ -500,6 +500,22 @@ TEST(Hardening, ThreadCountIsCappedAndAPoolThatCannotStartRunsWithFewer) {
 #endif
 }
 
+// A framework's own thread count (PyTorch's) applies to the calls of the thread that set it, and
+// to no other thread; planning reads the same count poolgradGetNumThreads reports.
+TEST(Hardening, ThreadCountOfOneCallingThreadLeavesOthersAlone) {
+  poolgradSetNumThreads(2);
+  poolgradSetThreadNumThreads(3);
+  EXPECT_EQ(poolgradGetNumThreads(), 3);
+  int other = 0;
+  std::thread([&] { other = poolgradGetNumThreads(); }).join();
+  EXPECT_EQ(other, 2);
+  poolgradSetThreadNumThreads(5000);
+  EXPECT_EQ(poolgradGetNumThreads(), 1024);
+  poolgradSetThreadNumThreads(0);
+  EXPECT_EQ(poolgradGetNumThreads(), 2);
+  poolgradSetNumThreads(0);
+}
+
 // ---- 12: decisions
 // -----------------------------------------------------------------------------------
 TEST(Hardening, MisalignedAddressesAndDirectoryConfigAreRefused) {

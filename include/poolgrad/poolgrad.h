@@ -12,8 +12,13 @@ extern "C" {
 /** Sets the number of threads the kernels use (n >= 1); n <= 0 restores the default
  * (POOLGRAD_NUM_THREADS, else all cores). Results are bitwise identical for any count. */
 ACL_FUNC_VISIBILITY void poolgradSetNumThreads(int n);
-/** The number of threads the kernels use. */
+/** The number of threads the kernels use (for calls from this thread: see below). */
 ACL_FUNC_VISIBILITY int poolgradGetNumThreads(void);
+/** Sets the number of threads for calls made from the calling thread only (n >= 1, capped as
+ * above); n <= 0 returns this thread to the process-wide count. A framework that owns the thread
+ * count (PyTorch's torch.get_num_threads()) sets it around its own calls without changing what
+ * other threads get. */
+ACL_FUNC_VISIBILITY void poolgradSetThreadNumThreads(int n);
 /** Max-pool output size along one axis (the formula aclnnMaxPool2dWithIndices uses): kernel k,
  * stride s, padding p, dilation d, ceil mode. Returns a value <= 0 when no window fits, and
  * -1 for arguments out of range (in < 0, k/s/d < 1, p < 0, or any value above 2^31 - 1). */

@@ -16,6 +16,9 @@ void poolgradSetNumThreads(int n) {
 int poolgradGetNumThreads(void) {
   return num_threads();
 }
+void poolgradSetThreadNumThreads(int n) {
+  set_thread_num_threads(n);
+}
 const char *poolgradVersion(void) {
   return "0.1.0";
 }

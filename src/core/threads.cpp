@@ -43,6 +43,7 @@ int default_threads() {
 }
 
 std::atomic<int> g_threads{0};
+thread_local int t_threads = 0;  // set_thread_num_threads: 0 = the process-wide count
 
 // The cores this process may run on.
 int cores() {
@@ -190,6 +191,7 @@ Pool *pool() {
 }  // namespace
 
 int num_threads() {
+  if (t_threads > 0) return t_threads;
   int t = g_threads.load(std::memory_order_relaxed);
   if (t <= 0) {
     t = default_threads();
@@ -200,6 +202,10 @@ int num_threads() {
 
 void set_num_threads(int n) {
   g_threads.store(n < 1 ? default_threads() : (n > kMaxThreads ? kMaxThreads : n));
+}
+
+void set_thread_num_threads(int n) {
+  t_threads = n < 1 ? 0 : (n > kMaxThreads ? kMaxThreads : n);
 }
 
 int parts_for(int64_t n, int threads) {

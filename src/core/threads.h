@@ -12,10 +12,13 @@ namespace poolgrad {
 // poolgradSetNumThreads): no host this library targets has more cores.
 constexpr int kMaxThreads = 1024;
 
+// The calling thread's count (set_thread_num_threads), else the process-wide one.
 int num_threads();
 // n < 1 restores the default (POOLGRAD_NUM_THREADS, else the cores this process may run on);
 // values above kMaxThreads are capped.
 void set_num_threads(int n);
+// The count for calls from the calling thread only; n < 1: the process-wide count again.
+void set_thread_num_threads(int n);
 
 // A non-owning reference to a callable fn(part, begin, end): no allocation, unlike std::function.
 class PartFn {
