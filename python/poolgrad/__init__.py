@@ -128,7 +128,7 @@ def _empty_like_lib(ref, shape, dtype_name: str, channels_last: bool = False):
     return a
 
 
-_HUGE_BYTES = 4 << 20
+_HUGE_BYTES = _ext.huge_bytes()
 _TORCH_DTYPES: dict = {}
 
 

@@ -16,7 +16,11 @@ from .ops import ops
 
 
 def _attr(v):
-    """An attribute as the ops' int[] (None or an empty sequence: [], the kernel size)."""
+    """An attribute as the ops' int[] takes it: an int (broadcast by the op), a sequence, or []
+    for None (the kernel size). The common types are looked at first: this is per-call cost."""
+    t = type(v)
+    if t is int or t is tuple or t is list:
+        return v
     if v is None:
         return []
     if isinstance(v, bool) or not isinstance(v, (int, tuple, list, torch.SymInt)):

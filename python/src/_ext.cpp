@@ -6,7 +6,6 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
-#include <sys/mman.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "acl_call.h"
 #include "aclnnop/aclnn_adaptive_max_pool2d.h"
 #include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
 #include "aclnnop/aclnn_adaptive_max_pool3d.h"
@@ -36,11 +36,8 @@ namespace {
 using Array = nb::ndarray<nb::ro, nb::device::cpu>;
 using Result = std::pair<int, std::string>;
 
-const char *kNoMsg = "";
-
 std::string take_msg() {
-  const char *m = aclGetRecentErrMsg();
-  return m ? std::string(m) : std::string(kNoMsg);
+  return poolgrad_py::recent_error();
 }
 
 bool acl_dtype(const Array &a, aclDataType *out) {
@@ -75,8 +72,7 @@ bool acl_dtype(const Array &a, aclDataType *out) {
   return true;
 }
 
-// An aclTensor viewing the array's memory: view dims and strides as the array has them; the
-// storage is the span the view covers (negative strides included).
+// An aclTensor viewing the array's memory (acl_call.h), or the reason there is none.
 struct Tensor {
   aclTensor *t = nullptr;
   std::string error;
@@ -88,25 +84,12 @@ struct Tensor {
     }
     const size_t nd = a.ndim();
     std::vector<int64_t> dims(nd), strides(nd);
-    int64_t lo = 0, hi = 0;
-    bool empty = false;
     for (size_t i = 0; i < nd; ++i) {
       dims[i] = static_cast<int64_t>(a.shape(i));
       strides[i] = static_cast<int64_t>(a.stride(i));
-      if (dims[i] == 0) empty = true;
     }
-    if (!empty)
-      for (size_t i = 0; i < nd; ++i) {
-        const int64_t span = (dims[i] - 1) * strides[i];
-        if (span > 0)
-          hi += span;
-        else
-          lo += span;
-      }
-    const int64_t esz = static_cast<int64_t>(a.itemsize());
-    char *base = static_cast<char *>(const_cast<void *>(a.data())) + lo * esz;
-    const int64_t storage = empty ? 0 : hi - lo + 1;
-    t = aclCreateTensor(dims.data(), nd, dt, strides.data(), -lo, fmt, &storage, 1, base);
+    t = poolgrad_py::acl_view(const_cast<void *>(a.data()), dt, static_cast<int64_t>(a.itemsize()),
+                              dims.data(), strides.data(), nd, fmt);
     if (!t) error = std::string(name) + ": " + take_msg();
   }
   ~Tensor() {
@@ -114,11 +97,7 @@ struct Tensor {
   }
 };
 
-struct Ints {
-  aclIntArray *a;
-  explicit Ints(const std::vector<int64_t> &v) : a(aclCreateIntArray(v.data(), v.size())) {}
-  ~Ints() { aclDestroyIntArray(a); }
-};
+using poolgrad_py::Ints;
 
 using Phase2 = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 
@@ -532,14 +511,10 @@ NB_MODULE(_ext, m) {
   m.def("out_size", [](int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
     return poolgradPoolOutputSize(in, k, s, p, d, ceil);
   });
-  // A new output's pages as transparent huge pages (where the kernel allows them on request):
-  // the first write of a fresh 100 MB array then takes 50 faults instead of 25,000 (measured on
-  // this machine: allocate and fill 102 MB 35 ms -> 8 ms). Only the array's own whole pages.
-  m.def("advise_huge", [](const Array &a) {
-    const uintptr_t p = reinterpret_cast<uintptr_t>(a.data()), page = 4096;
-    const uintptr_t lo = (p + page - 1) & ~(page - 1), hi = (p + a.nbytes()) & ~(page - 1);
-    if (hi > lo) madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_HUGEPAGE);
-  });
+  // Huge pages for a new output (acl_call.h); the package asks from huge_bytes() up.
+  m.def("advise_huge",
+        [](const Array &a) { poolgrad_py::advise_huge(const_cast<void *>(a.data()), a.nbytes()); });
+  m.def("huge_bytes", []() { return poolgrad_py::kHugeBytes; });
   m.def("set_num_threads", [](int n) { poolgradSetNumThreads(n); });
   m.def("get_num_threads", []() { return poolgradGetNumThreads(); });
   m.def("version", []() { return std::string(poolgradVersion()); });

@@ -199,3 +199,37 @@ def test_tensors_off_the_cpu_are_refused_naming_the_device():
             call()
     out, idx = torch.ops.poolgrad.max_pool2d_with_indices(x, [2, 2])
     assert out.device.type == "meta" and out.shape == (1, 1, 2, 2) and idx.dtype == torch.int64
+
+
+@pytest.mark.parametrize("backend", ["CUDA", "XPU", "MPS"])
+def test_registered_ops_refuse_other_backends_naming_them(backend):
+    # No GPU here: the call is sent to the backend's entry of the dispatch table, which is what a
+    # CUDA (XPU, MPS) tensor reaches after autograd. Every op has poolgrad's refusal there, not the
+    # dispatcher's generic error; Meta has the fakes and CPU the kernels.
+    x = torch.randn(1, 1, 4, 4)
+    keys = torch._C.DispatchKeySet(getattr(torch._C.DispatchKey, backend))
+    with pytest.raises(ValueError, match=rf"\[161002\] poolgrad::max_pool2d_with_indices: poolgrad runs on the "
+                                         rf"CPU, but the call was dispatched to the {backend} backend"):
+        ops.max_pool2d_with_indices.default.redispatch(keys, x, [2, 2])
+    for name in ("max_pool2d_with_indices", "max_pool2d_with_indices_backward", "max_pool3d_with_indices",
+                 "max_pool3d_with_indices_backward", "max_pool2d_with_mask", "max_pool2d_with_mask_backward",
+                 "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "adaptive_max_pool3d",
+                 "adaptive_max_pool3d_backward", "roi_pool", "_roi_pool_backward"):
+        table = torch._C._dispatch_dump_table("poolgrad::" + name).splitlines()
+        entry = next(line for line in table if line.startswith(backend + ":"))
+        assert "torch_ops.cpp" in entry, entry
+
+
+def test_ops_library_refused_under_another_torch(monkeypatch):
+    from poolgrad import _torch_build, ops as ops_module
+    monkeypatch.setattr(_torch_build, "TORCH_VERSION", "0.0.1")
+    with pytest.raises(ImportError, match=r"built against torch 0\.0\.1, but torch .* is installed"):
+        ops_module._load()
+    monkeypatch.setattr(_torch_build, "TORCH_VERSION", "")
+    with pytest.raises(ImportError, match="built without PyTorch"):
+        ops_module._load()
+
+
+def test_registered_op_errors_carry_the_status():
+    with pytest.raises(ValueError, match=r"^\[161002\] aclnnMaxPool2dWithIndices: .*DOUBLE"):
+        ops.max_pool2d_with_indices(torch.randn(1, 1, 4, 4, dtype=torch.float64), [2, 2])

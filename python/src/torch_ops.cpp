@@ -1,0 +1,490 @@
+// poolgrad's operators in PyTorch's dispatcher (namespace poolgrad): their schemas, which are those
+// of the ATen and torchvision operators they stand in for, and their CPU kernels, which call the
+// public C API on the tensors' own memory. Registered from C++ because a Python kernel costs
+// tens of microseconds a call (docs/pytorch.md); the autograd formulas are in torch_autograd.cpp,
+// the fake (meta) implementations in poolgrad/ops.py. Built against one torch (its C++ ABI): the
+// package refuses to load it under another (poolgrad/ops.py says what to do).
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/library.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "acl_call.h"
+#include "aclnnop/aclnn_adaptive_max_pool2d.h"
+#include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
+#include "aclnnop/aclnn_adaptive_max_pool3d.h"
+#include "aclnnop/aclnn_adaptive_max_pool3d_backward.h"
+#include "aclnnop/aclnn_max_pool2d_with_indices.h"
+#include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#include "aclnnop/aclnn_max_pool3d_with_argmax.h"
+#include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
+#include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
+#include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
+#include "poolgrad/poolgrad.h"
+
+namespace {
+
+using at::IntArrayRef;
+using at::Tensor;
+
+constexpr int kParamInvalid = 161002;  // ACLNN_ERR_PARAM_INVALID
+constexpr int kRuntimeError = 361001;  // ACLNN_ERR_RUNTIME_ERROR: not on this product
+constexpr int64_t kInt32Max = 2147483647;
+
+// Python sees a ValueError reading "[status] message", the text of the package's PoolgradError.
+[[noreturn]] void fail(int status, const std::string &message) {
+  TORCH_CHECK_VALUE(false, "[", status, "] ", message);
+}
+
+aclDataType acl_dtype(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat:
+      return ACL_FLOAT;
+    case at::kHalf:
+      return ACL_FLOAT16;
+    case at::kBFloat16:
+      return ACL_BF16;
+    case at::kInt:
+      return ACL_INT32;
+    case at::kLong:
+      return ACL_INT64;
+    case at::kDouble:
+      return ACL_DOUBLE;
+    case at::kShort:
+      return ACL_INT16;
+    case at::kChar:
+      return ACL_INT8;
+    case at::kByte:
+      return ACL_UINT8;
+    case at::kBool:
+      return ACL_BOOL;
+    default:
+      return ACL_DT_UNDEFINED;
+  }
+}
+
+// An aclTensor viewing a CPU tensor for the length of one call (the tensor is held by the caller).
+class View {
+ public:
+  View(const Tensor &t, aclFormat fmt, const char *name)
+      : keep_(t.is_neg() ? t.resolve_neg() : t) {  // a negated view's bits are not its values
+    const aclDataType dt = acl_dtype(keep_.scalar_type());
+    if (dt == ACL_DT_UNDEFINED)
+      fail(kParamInvalid, std::string(name) + " has dtype " + c10::toString(keep_.scalar_type()) +
+                              ", which poolgrad does not take");
+    const int64_t nd = keep_.dim();
+    t_ = poolgrad_py::acl_view(keep_.data_ptr(), dt, keep_.element_size(), keep_.sizes().data(),
+                               keep_.strides().data(), static_cast<size_t>(nd), fmt);
+    if (!t_) fail(kParamInvalid, std::string(name) + ": " + poolgrad_py::recent_error());
+  }
+  ~View() { aclDestroyTensor(t_); }
+  View(const View &) = delete;
+  View &operator=(const View &) = delete;
+  aclTensor *get() const { return t_; }
+
+ private:
+  Tensor keep_;
+  aclTensor *t_ = nullptr;
+};
+
+poolgrad_py::Ints ints(IntArrayRef v) {
+  return poolgrad_py::Ints(v.data(), v.size());
+}
+
+// The ops run with torch's thread count (torch.get_num_threads()), as the ATen operators do,
+// set for this calling thread only.
+struct TorchThreads {
+  TorchThreads() { poolgradSetThreadNumThreads(at::get_num_threads()); }
+  ~TorchThreads() { poolgradSetThreadNumThreads(0); }
+};
+
+using Phase2 = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
+
+// Phase 1 (a callable taking the workspace-size and executor pointers), then phase 2 on a
+// workspace of that size; the status, with the library's message left for recent_error().
+template <class Phase1>
+int try_run(Phase1 &&phase1, Phase2 phase2) {
+  TorchThreads threads;
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  const aclnnStatus st = phase1(&ws, &ex);
+  if (st != ACLNN_SUCCESS) return st;
+  std::unique_ptr<char[]> workspace(ws ? new char[ws] : nullptr);
+  return phase2(workspace.get(), ws, ex, nullptr);
+}
+
+template <class Phase1>
+void run(Phase1 &&phase1, Phase2 phase2) {
+  const int st = try_run(phase1, phase2);
+  if (st != ACLNN_SUCCESS) fail(st, poolgrad_py::recent_error());
+}
+
+// A new output, never zero-filled (the kernels write every element); large ones on huge pages.
+Tensor new_output(IntArrayRef shape, const at::TensorOptions &opts,
+                  at::MemoryFormat mf = at::MemoryFormat::Contiguous) {
+  Tensor t = at::empty(shape, opts.memory_format(mf));
+  if (t.nbytes() >= poolgrad_py::kHugeBytes) poolgrad_py::advise_huge(t.data_ptr(), t.nbytes());
+  return t;
+}
+
+// The dtype of a float result computed from t: t's own where the operator takes it, else float32
+// (the library then refuses t's dtype, naming the parameter).
+at::ScalarType float_dtype(const Tensor &t, bool bf16 = true) {
+  const at::ScalarType s = t.scalar_type();
+  return (s == at::kFloat || s == at::kHalf || (bf16 && s == at::kBFloat16)) ? s : at::kFloat;
+}
+
+at::MemoryFormat layout_of(const Tensor &x) {
+  return x.dim() == 4 && !x.is_contiguous() && x.is_contiguous(at::MemoryFormat::ChannelsLast)
+             ? at::MemoryFormat::ChannelsLast
+             : at::MemoryFormat::Contiguous;
+}
+
+// Gradients as autograd hands them (often expanded, stride 0) made dense, in the layout they have.
+Tensor dense(const Tensor &g) {
+  return g.is_contiguous() || g.is_contiguous(at::MemoryFormat::ChannelsLast) ? g : g.contiguous();
+}
+
+// Axis i of a pooling attribute given as one value or one per spatial axis (dflt for any other
+// length, so that the library itself reports the list).
+int64_t axis(IntArrayRef v, int i, int spatial, int64_t dflt) {
+  return v.size() == 1 ? v[0] : v.size() == static_cast<size_t>(spatial) ? v[i] : dflt;
+}
+
+// The output shape the operator expects; the input's own where it is not poolable, so that the
+// library reports what is wrong.
+std::vector<int64_t> pool_shape(const Tensor &x, IntArrayRef k, IntArrayRef s, IntArrayRef p,
+                                IntArrayRef d, bool ceil, int spatial) {
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+  const int64_t nd = x.dim();
+  if ((nd != spatial + 1 && nd != spatial + 2) || k.empty()) return shape;
+  for (int i = 0; i < spatial; ++i) {
+    const int64_t ki = axis(k, i, spatial, 1), si = s.empty() ? ki : axis(s, i, spatial, ki);
+    const int64_t o = poolgradPoolOutputSize(shape[nd - spatial + i], ki, si,
+                                             axis(p, i, spatial, 0), axis(d, i, spatial, 1), ceil);
+    shape[nd - spatial + i] = o > 1 ? o : 1;
+  }
+  return shape;
+}
+
+std::vector<int64_t> adaptive_shape(const Tensor &x, IntArrayRef size, int spatial) {
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+  const int64_t nd = x.dim();
+  if ((nd == spatial + 1 || nd == spatial + 2) && size.size() == static_cast<size_t>(spatial))
+    for (int i = 0; i < spatial; ++i) shape[nd - spatial + i] = size[i] > 1 ? size[i] : 1;
+  return shape;
+}
+
+// The 3-D operators take INT32 indices on every product (INT64 is Ascend950's): inside, INT32
+// wherever the volume fits them; torch sees int64.
+bool volume_fits_int32(const Tensor &x) {
+  return (x.dim() == 4 || x.dim() == 5) && x.size(-3) * x.size(-2) * x.size(-1) <= kInt32Max;
+}
+
+// ---- max pooling -------------------------------------------------------------------------------
+std::tuple<Tensor, Tensor> max_pool2d(const Tensor &x, IntArrayRef k, IntArrayRef s, IntArrayRef p,
+                                      IntArrayRef d, bool ceil) {
+  const auto shape = pool_shape(x, k, s, p, d, ceil, 2);
+  const auto mf = layout_of(x);
+  Tensor out = new_output(shape, x.options().dtype(float_dtype(x)), mf);
+  Tensor idx = new_output(shape, x.options().dtype(at::kLong), mf);
+  View vx(x, ACL_FORMAT_NCHW, "x"), vo(out, ACL_FORMAT_NCHW, "out"),
+      vi(idx, ACL_FORMAT_NCHW, "indices");
+  auto kk = ints(k), ss = ints(s), pp = ints(p), dd = ints(d);
+  run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnMaxPool2dWithIndicesGetWorkspaceSize(vx.get(), kk.a, ss.a, pp.a, dd.a, ceil,
+                                                         vo.get(), vi.get(), ws, ex);
+      },
+      aclnnMaxPool2dWithIndices);
+  return {out, idx};
+}
+
+Tensor max_pool2d_backward(const Tensor &gy, const Tensor &x, IntArrayRef k, IntArrayRef s,
+                           IntArrayRef p, IntArrayRef d, bool ceil, const Tensor &idx) {
+  const Tensor g = dense(gy);
+  Tensor gx = new_output(x.sizes(), x.options().dtype(float_dtype(x)), layout_of(x));
+  View vg(g, ACL_FORMAT_NCHW, "grad_output"), vx(x, ACL_FORMAT_NCHW, "x"),
+      vi(idx, ACL_FORMAT_NCHW, "indices"), vgx(gx, ACL_FORMAT_NCHW, "grad_input");
+  auto kk = ints(k), ss = ints(s), pp = ints(p), dd = ints(d);
+  run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
+            vg.get(), vx.get(), vi.get(), kk.a, ss.a, pp.a, dd.a, ceil, vgx.get(), ws, ex);
+      },
+      aclnnMaxPool2dWithIndicesBackward);
+  return gx;
+}
+
+std::tuple<Tensor, Tensor> max_pool3d(const Tensor &x, IntArrayRef k, IntArrayRef s, IntArrayRef p,
+                                      IntArrayRef d, bool ceil) {
+  const auto shape = pool_shape(x, k, s, p, d, ceil, 3);
+  Tensor out = new_output(shape, x.options().dtype(float_dtype(x)));
+  Tensor idx = new_output(shape, x.options().dtype(volume_fits_int32(x) ? at::kInt : at::kLong));
+  View vx(x, ACL_FORMAT_NCDHW, "x"), vo(out, ACL_FORMAT_NCDHW, "out"),
+      vi(idx, ACL_FORMAT_NCDHW, "indices");
+  auto kk = ints(k), ss = ints(s), pp = ints(p), dd = ints(d);
+  run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnMaxPool3dWithArgmaxGetWorkspaceSize(vx.get(), kk.a, ss.a, pp.a, dd.a, ceil,
+                                                        vo.get(), vi.get(), ws, ex);
+      },
+      aclnnMaxPool3dWithArgmax);
+  return {out, idx.to(at::kLong)};
+}
+
+Tensor max_pool3d_backward(const Tensor &gy, const Tensor &x, IntArrayRef k, IntArrayRef s,
+                           IntArrayRef p, IntArrayRef d, bool ceil, const Tensor &indices) {
+  const Tensor g = dense(gy), idx = volume_fits_int32(x) ? indices.to(at::kInt) : indices;
+  Tensor gx = new_output(x.sizes(), x.options().dtype(float_dtype(x)));
+  View vg(g, ACL_FORMAT_NCDHW, "grad_output"), vx(x, ACL_FORMAT_NCDHW, "x"),
+      vi(idx, ACL_FORMAT_NCDHW, "indices"), vgx(gx, ACL_FORMAT_NCDHW, "grad_input");
+  auto kk = ints(k), ss = ints(s), pp = ints(p), dd = ints(d);
+  run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
+            vg.get(), vx.get(), vi.get(), kk.a, ss.a, pp.a, dd.a, ceil, vgx.get(), ws, ex);
+      },
+      aclnnMaxPool3dWithArgmaxBackward);
+  return gx;
+}
+
+// CANN's mask shape: [N, C, kH*kW, (ceil(Hout*Wout/16) + 1) * 32] (rank 3: without N).
+std::tuple<Tensor, Tensor> max_pool2d_with_mask(const Tensor &x, IntArrayRef k, IntArrayRef s,
+                                                IntArrayRef p, IntArrayRef d, bool ceil) {
+  const auto shape = pool_shape(x, k, s, p, d, ceil, 2);
+  auto mask_shape = shape;
+  if ((x.dim() == 3 || x.dim() == 4) && !k.empty()) {
+    const int64_t plane = shape[shape.size() - 2] * shape.back();
+    mask_shape[shape.size() - 2] = axis(k, 0, 2, 1) * axis(k, 1, 2, 1);
+    mask_shape.back() = ((plane + 15) / 16 + 1) * 32;
+  }
+  Tensor out = new_output(shape, x.options().dtype(float_dtype(x)));
+  Tensor mask = new_output(mask_shape, x.options().dtype(at::kChar));
+  View vx(x, ACL_FORMAT_NCHW, "x"), vo(out, ACL_FORMAT_NCHW, "out"),
+      vm(mask, ACL_FORMAT_NCHW, "mask");
+  auto kk = ints(k), ss = ints(s), pp = ints(p), dd = ints(d);
+  run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnMaxPool2dWithMaskGetWorkspaceSize(vx.get(), kk.a, ss.a, pp.a, dd.a, ceil,
+                                                      vo.get(), vm.get(), ws, ex);
+      },
+      aclnnMaxPool2dWithMask);
+  return {out, mask};
+}
+
+Tensor max_pool2d_with_mask_backward(const Tensor &gy, const Tensor &x, IntArrayRef k,
+                                     IntArrayRef s, IntArrayRef p, IntArrayRef d, bool ceil,
+                                     const Tensor &mask) {
+  const Tensor g = gy.contiguous();
+  Tensor gx = new_output(x.sizes(), x.options().dtype(float_dtype(x)));
+  View vg(g, ACL_FORMAT_NCHW, "grad_output"), vx(x, ACL_FORMAT_NCHW, "x"),
+      vm(mask, ACL_FORMAT_NCHW, "mask"), vgx(gx, ACL_FORMAT_NCHW, "grad_input");
+  auto kk = ints(k), ss = ints(s), pp = ints(p), dd = ints(d);
+  run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
+            vg.get(), vx.get(), vm.get(), kk.a, ss.a, pp.a, dd.a, ceil, vgx.get(), ws, ex);
+      },
+      aclnnMaxPool2dWithMaskBackward);
+  return gx;
+}
+
+// ---- adaptive max pooling ---------------------------------------------------------------------
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor &x, IntArrayRef size) {
+  const auto shape = adaptive_shape(x, size, 2);
+  Tensor out = new_output(shape, x.options().dtype(float_dtype(x)));
+  Tensor idx = new_output(shape, x.options().dtype(at::kLong));
+  View vx(x, ACL_FORMAT_NCHW, "x"), vo(out, ACL_FORMAT_NCHW, "out"),
+      vi(idx, ACL_FORMAT_NCHW, "indices");
+  auto os = ints(size);
+  run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnAdaptiveMaxPool2dGetWorkspaceSize(vx.get(), os.a, vo.get(), vi.get(), ws, ex);
+      },
+      aclnnAdaptiveMaxPool2d);
+  return {out, idx};
+}
+
+Tensor adaptive_max_pool3d_backward_cpu(const Tensor &gy, const Tensor &x, const Tensor &indices);
+
+// aclnnAdaptiveMaxPool2dBackward where the product has it (A2/A3); on Ascend950, where CANN
+// documents it as unavailable, the same scatter by aclnnAdaptiveMaxPool3dBackward on depth-1
+// views (a plane index h*W + w is the volume index of depth 1).
+Tensor adaptive_max_pool2d_backward(const Tensor &gy, const Tensor &x, const Tensor &idx) {
+  const Tensor g = gy.contiguous();
+  Tensor gx = new_output(x.sizes(), x.options().dtype(float_dtype(x)));
+  View vg(g, ACL_FORMAT_NCHW, "grad_output"), vx(x, ACL_FORMAT_NCHW, "x"),
+      vi(idx, ACL_FORMAT_NCHW, "indices"), vgx(gx, ACL_FORMAT_NCHW, "grad_input");
+  const int st = try_run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(vg.get(), vx.get(), vi.get(),
+                                                              vgx.get(), ws, ex);
+      },
+      aclnnAdaptiveMaxPool2dBackward);
+  if (st == ACLNN_SUCCESS) return gx;
+  if (st != kRuntimeError) fail(st, poolgrad_py::recent_error());
+  const int64_t dd = x.dim() - 2;
+  return adaptive_max_pool3d_backward_cpu(g.unsqueeze(dd), x.unsqueeze(dd), idx.unsqueeze(dd))
+      .squeeze(dd);
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor &x, IntArrayRef size) {
+  const auto shape = adaptive_shape(x, size, 3);
+  Tensor out = new_output(shape, x.options().dtype(float_dtype(x)));
+  Tensor idx = new_output(shape, x.options().dtype(volume_fits_int32(x) ? at::kInt : at::kLong));
+  View vx(x, ACL_FORMAT_NCDHW, "x"), vo(out, ACL_FORMAT_NCDHW, "out"),
+      vi(idx, ACL_FORMAT_NCDHW, "indices");
+  auto os = ints(size);
+  run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnAdaptiveMaxPool3dGetWorkspaceSize(vx.get(), os.a, vo.get(), vi.get(), ws, ex);
+      },
+      aclnnAdaptiveMaxPool3d);
+  return {out, idx.to(at::kLong)};
+}
+
+Tensor adaptive_max_pool3d_backward_cpu(const Tensor &gy, const Tensor &x, const Tensor &indices) {
+  const Tensor g = gy.contiguous(), idx = volume_fits_int32(x) ? indices.to(at::kInt) : indices;
+  Tensor gx = new_output(x.sizes(), x.options().dtype(float_dtype(x)));
+  View vg(g, ACL_FORMAT_NCDHW, "grad_output"), vx(x, ACL_FORMAT_NCDHW, "x"),
+      vi(idx, ACL_FORMAT_NCDHW, "indices"), vgx(gx, ACL_FORMAT_NCDHW, "grad_input");
+  run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(vg.get(), vx.get(), vi.get(),
+                                                              vgx.get(), ws, ex);
+      },
+      aclnnAdaptiveMaxPool3dBackward);
+  return gx;
+}
+
+// ---- RoI pooling (CANN's geometry) -------------------------------------------------------------
+std::tuple<Tensor, Tensor> roi_pool(const Tensor &x, const Tensor &rois, double scale,
+                                    c10::SymInt ph_, c10::SymInt pw_) {
+  const int64_t ph = ph_.expect_int(), pw = pw_.expect_int();
+  const std::vector<int64_t> shape{rois.dim() >= 1 ? rois.size(0) : 0, x.dim() >= 2 ? x.size(1) : 0,
+                                   ph > 0 ? ph : 0, pw > 0 ? pw : 0};
+  Tensor y = new_output(shape, x.options().dtype(float_dtype(x, false)));
+  Tensor argmax = new_output(shape, x.options().dtype(at::kInt));
+  View vx(x, ACL_FORMAT_ND, "x"), vr(rois, ACL_FORMAT_ND, "rois"), vy(y, ACL_FORMAT_ND, "y"),
+      va(argmax, ACL_FORMAT_ND, "argmax");
+  const float sc = static_cast<float>(scale);
+  run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnRoiPoolingWithArgMaxGetWorkspaceSize(vx.get(), vr.get(), ph, pw, sc, sc,
+                                                         vy.get(), va.get(), ws, ex);
+      },
+      aclnnRoiPoolingWithArgMax);
+  return {y, argmax};
+}
+
+Tensor roi_pool_backward(const Tensor &gy, const Tensor &rois, const Tensor &argmax, double scale,
+                         c10::SymInt ph, c10::SymInt pw, c10::SymInt n, c10::SymInt c,
+                         c10::SymInt h, c10::SymInt w) {
+  const Tensor g = gy.contiguous();
+  Tensor gx = new_output({n.expect_int(), c.expect_int(), h.expect_int(), w.expect_int()},
+                         gy.options().dtype(float_dtype(gy, false)));
+  View vg(g, ACL_FORMAT_ND, "grad_output"), vgx(gx, ACL_FORMAT_ND, "grad_input"),
+      vr(rois, ACL_FORMAT_ND, "rois"), va(argmax, ACL_FORMAT_ND, "argmax");
+  run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(vg.get(), vgx.get(), vr.get(),
+                                                             va.get(), ph.expect_int(),
+                                                             pw.expect_int(), scale, ws, ex);
+      },
+      aclnnRoiPoolingGradWithArgMax);
+  return gx;
+}
+
+// Every backend without a kernel of its own (CUDA, XPU, MPS, ...): a clear refusal naming the
+// device, instead of the dispatcher's list of backends. Meta has the fakes.
+void refuse_device(const c10::OperatorHandle &op, c10::DispatchKeySet keys,
+                   torch::jit::Stack *stack) {
+  std::string device;
+  for (const c10::IValue &v : *stack)
+    if (v.isTensor() && v.toTensor().defined() && !v.toTensor().is_cpu()) {
+      device = v.toTensor().device().str();
+      break;
+    }
+  const std::string backend = c10::toString(keys.highestPriorityTypeId());
+  fail(kParamInvalid, op.schema().name() + ": poolgrad runs on the CPU, but " +
+                          (device.empty() ? "the call was dispatched to the " + backend + " backend"
+                                          : "a tensor is on " + device) +
+                          "; move the tensors with .cpu()");
+}
+
+const char *const kOps[] = {"max_pool2d_with_indices",
+                            "max_pool2d_with_indices_backward",
+                            "max_pool3d_with_indices",
+                            "max_pool3d_with_indices_backward",
+                            "max_pool2d_with_mask",
+                            "max_pool2d_with_mask_backward",
+                            "adaptive_max_pool2d",
+                            "adaptive_max_pool2d_backward",
+                            "adaptive_max_pool3d",
+                            "adaptive_max_pool3d_backward",
+                            "roi_pool",
+                            "_roi_pool_backward"};
+
+}  // namespace
+
+// The schemas of the operators they stand in for: ATen's max_pool2d_with_indices(_backward),
+// max_pool3d_with_indices(_backward), adaptive_max_pool2d/3d(_backward); torchvision's roi_pool /
+// _roi_pool_backward; the Mask pair (no ATen twin) ATen's max-pool schema with the mask in place
+// of the indices.
+TORCH_LIBRARY(poolgrad, m) {
+  m.set_python_module("poolgrad.ops");  // where the fakes are
+  m.def(
+      "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] "
+      "padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)");
+  m.def(
+      "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, "
+      "int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor");
+  m.def(
+      "max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] "
+      "padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)");
+  m.def(
+      "max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, "
+      "int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor");
+  m.def(
+      "max_pool2d_with_mask(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
+      "int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)");
+  m.def(
+      "max_pool2d_with_mask_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] "
+      "stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor mask) -> Tensor");
+  m.def("adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)");
+  m.def("adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor");
+  m.def("adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)");
+  m.def("adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor");
+  m.def(
+      "roi_pool(Tensor input, Tensor rois, float spatial_scale, SymInt pooled_height, SymInt "
+      "pooled_width) -> (Tensor, Tensor)");
+  m.def(
+      "_roi_pool_backward(Tensor grad, Tensor rois, Tensor argmax, float spatial_scale, SymInt "
+      "pooled_height, SymInt pooled_width, SymInt batch_size, SymInt channels, SymInt height, "
+      "SymInt width) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(poolgrad, CPU, m) {
+  m.impl("max_pool2d_with_indices", &max_pool2d);
+  m.impl("max_pool2d_with_indices_backward", &max_pool2d_backward);
+  m.impl("max_pool3d_with_indices", &max_pool3d);
+  m.impl("max_pool3d_with_indices_backward", &max_pool3d_backward);
+  m.impl("max_pool2d_with_mask", &max_pool2d_with_mask);
+  m.impl("max_pool2d_with_mask_backward", &max_pool2d_with_mask_backward);
+  m.impl("adaptive_max_pool2d", &adaptive_max_pool2d);
+  m.impl("adaptive_max_pool2d_backward", &adaptive_max_pool2d_backward);
+  m.impl("adaptive_max_pool3d", &adaptive_max_pool3d);
+  m.impl("adaptive_max_pool3d_backward", &adaptive_max_pool3d_backward_cpu);
+  m.impl("roi_pool", &roi_pool);
+  m.impl("_roi_pool_backward", &roi_pool_backward);
+}
+
+TORCH_LIBRARY_IMPL(poolgrad, CompositeExplicitAutograd, m) {
+  for (const char *op : kOps)
+    m.impl(op, torch::CppFunction::makeFromBoxedFunction<&refuse_device>());
+}
