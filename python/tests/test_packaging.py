@@ -27,3 +27,11 @@ def test_installed_package_has_one_library_and_no_sources():
     files = sorted(p.name for p in PKG.iterdir())
     assert not [f for f in files if f.endswith((".cpp", ".h"))], files
     assert [f for f in files if f.startswith("libpoolgrad")] == ["libpoolgrad.so"], files
+
+
+def test_licence_metadata_states_the_licence_file():
+    meta = importlib.metadata.metadata("poolgrad")
+    assert "License :: Other/Proprietary License" in meta.get_all("Classifier")
+    text = meta.get("License") or meta.get("License-Expression") or ""
+    files = meta.get_all("License-File") or []
+    assert "No licence has been granted" in text or "LICENSE" in files, (text, files)
