@@ -19,7 +19,7 @@ def main(blocks=7, calls=2000):
     x = np.random.rand(1, 1, 4, 4).astype(np.float32)
     xt = torch.from_numpy(x.copy())
     out, idx = np.empty((1, 1, 2, 2), np.float32), np.empty((1, 1, 2, 2), np.int64)
-    layer = pgt.MaxPool2d(2)
+    layer, peer_layer = pgt.MaxPool2d(2), torch.nn.MaxPool2d(2)
     rows = {
         "extension call (phase 1 + 2, outputs given)": lambda: _ext.max_pool2d_fwd(x, out, idx, [2], [], [0], [1], False),
         "poolgrad.max_pool2d_with_indices, NumPy": lambda: poolgrad.max_pool2d_with_indices(x, 2),
@@ -29,6 +29,7 @@ def main(blocks=7, calls=2000):
         "poolgrad.torch.MaxPool2d module": lambda: layer(xt),
         "torch.ops.aten.max_pool2d_with_indices": lambda: torch.ops.aten.max_pool2d_with_indices(xt, [2, 2]),
         "torch.nn.functional.max_pool2d": lambda: torch.nn.functional.max_pool2d(xt, 2, return_indices=True),
+        "torch.nn.MaxPool2d module": lambda: peer_layer(xt),
     }
     best = dict.fromkeys(rows, float("inf"))
     for _ in range(blocks):

@@ -242,7 +242,38 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
         // 8 outputs at a time; the last block may be partial: its extra lanes read the split
         // buffer's slack or the next row, and are stored into what later outputs overwrite (or
         // the slack). The scan keeps the winning tap's relative index; the block's is added once.
-        for (; ow < ow_hi; ow += 8) {
+        // Two blocks go through the taps together where there are two: each tap's compare and
+        // blends wait on the previous tap's (about 6 cycles a tap), and a second independent
+        // chain fills those cycles.
+        const uint32_t row_base = static_cast<uint32_t>(hs * p.w - a.pw);
+        auto finish = [&](int64_t o, const f8 &best, u8 bidx) {
+          // Lanes past the row's last output may lie past H*W: wrapping 32-bit sums, discarded.
+          bidx += (u8{} + (row_base + static_cast<uint32_t>(o * a.sw))) + lane_off;
+          std::memcpy(orow + o, &best, sizeof best);
+          store_widened(irow + o, bidx);
+        };
+        for (; ow + 8 < ow_hi; ow += 16) {
+          const float *const at = s.split + row_at + ow;
+          f8 best0, best1;
+          LOADF8(best0, at + tap_at[0]);
+          LOADF8(best1, at + 8 + tap_at[0]);
+          u8 bidx0 = u8{} + tap_index[0], bidx1 = bidx0;
+          for (int64_t t = 1; t < taps; ++t) {
+            f8 v0, v1;
+            LOADF8(v0, at + tap_at[t]);
+            LOADF8(v1, at + 8 + tap_at[t]);
+            const u8 ti = u8{} + tap_index[t];
+            const i8 take0 = (v0 > best0) | (v0 != v0);  // larger, or NaN: the last NaN wins
+            const i8 take1 = (v1 > best1) | (v1 != v1);
+            best0 = take0 ? v0 : best0;
+            best1 = take1 ? v1 : best1;
+            bidx0 = take0 ? ti : bidx0;
+            bidx1 = take1 ? ti : bidx1;
+          }
+          finish(ow, best0, bidx0);
+          finish(ow + 8, best1, bidx1);
+        }
+        if (ow < ow_hi) {
           const float *const at = s.split + row_at + ow;
           f8 best;
           LOADF8(best, at + tap_at[0]);
@@ -250,14 +281,11 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
           for (int64_t t = 1; t < taps; ++t) {
             f8 v;
             LOADF8(v, at + tap_at[t]);
-            const i8 take = (v > best) | (v != v);  // larger, or NaN: the last NaN wins
+            const i8 take = (v > best) | (v != v);
             best = take ? v : best;
             bidx = take ? (u8{} + tap_index[t]) : bidx;
           }
-          // Lanes past the row's last output may lie past H*W: wrapping 32-bit sums, discarded.
-          bidx += (u8{} + static_cast<uint32_t>(hs * p.w + ow * a.sw - a.pw)) + lane_off;
-          std::memcpy(orow + ow, &best, sizeof best);
-          store_widened(irow + ow, bidx);
+          finish(ow, best, bidx);
         }
         ow = ow_hi;
       }
