@@ -34,6 +34,17 @@ POOLGRAD_BODY void store_widened(int64_t *dst, const u8 &v) {
   std::memcpy(dst + 4, &b, sizeof b);
 }
 
+// A block of 8 outputs: values, and indices = the winning taps' relative indices + the block's
+// first index + each lane's offset. Lanes past the row's last output may lie past H*W: wrapping
+// 32-bit sums, discarded. (Vectors pass by reference: by value, a call between this and code
+// built for another ISA, as at -O0, would not agree on where they are.)
+POOLGRAD_BODY void store_block(float *orow, int64_t *irow, const f8 &best, const u8 &bidx,
+                               uint32_t first, const u8 &lane_off) {
+  const u8 idx = bidx + (u8{} + first) + lane_off;
+  std::memcpy(orow, &best, sizeof best);
+  store_widened(irow, idx);
+}
+
 // ---- forward, plane layout ----------------------------------------------------------------------
 // Output columns whose every tap lies inside [0, W): [ow_lo, ow_hi) (empty when the window is wider
 // than the plane).
@@ -246,12 +257,6 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
         // blends wait on the previous tap's (about 6 cycles a tap), and a second independent
         // chain fills those cycles.
         const uint32_t row_base = static_cast<uint32_t>(hs * p.w - a.pw);
-        auto finish = [&](int64_t o, const f8 &best, u8 bidx) {
-          // Lanes past the row's last output may lie past H*W: wrapping 32-bit sums, discarded.
-          bidx += (u8{} + (row_base + static_cast<uint32_t>(o * a.sw))) + lane_off;
-          std::memcpy(orow + o, &best, sizeof best);
-          store_widened(irow + o, bidx);
-        };
         for (; ow + 8 < ow_hi; ow += 16) {
           const float *const at = s.split + row_at + ow;
           f8 best0, best1;
@@ -270,8 +275,10 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
             bidx0 = take0 ? ti : bidx0;
             bidx1 = take1 ? ti : bidx1;
           }
-          finish(ow, best0, bidx0);
-          finish(ow + 8, best1, bidx1);
+          store_block(orow + ow, irow + ow, best0, bidx0,
+                      row_base + static_cast<uint32_t>(ow * a.sw), lane_off);
+          store_block(orow + ow + 8, irow + ow + 8, best1, bidx1,
+                      row_base + static_cast<uint32_t>((ow + 8) * a.sw), lane_off);
         }
         if (ow < ow_hi) {
           const float *const at = s.split + row_at + ow;
@@ -285,7 +292,8 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
             best = take ? v : best;
             bidx = take ? (u8{} + tap_index[t]) : bidx;
           }
-          finish(ow, best, bidx);
+          store_block(orow + ow, irow + ow, best, bidx, row_base + static_cast<uint32_t>(ow * a.sw),
+                      lane_off);
         }
         ow = ow_hi;
       }
