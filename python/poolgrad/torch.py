@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import torch
 
+from . import PoolgradError
 from .ops import ops
 
 _is_compiling = torch.compiler.is_compiling
@@ -28,12 +29,25 @@ _mp2, _mp2_eager = ops.max_pool2d_with_indices, _eager(ops.max_pool2d_with_indic
 _mp3, _mp3_eager = ops.max_pool3d_with_indices, _eager(ops.max_pool3d_with_indices)
 
 
+def _poolgrad_error(e: ValueError):
+    """A registered op's refusal (a ValueError reading "[status] message": C++ cannot raise the
+    package's class) as the PoolgradError the package's functions raise."""
+    text = str(e)
+    status, sep, message = text[1:].partition("] ")
+    if text.startswith("[") and sep and status.isdigit():
+        return PoolgradError(int(status), message)
+    return e
+
+
 def _pool(op, eager_op, x, kernel_size, stride, padding, dilation, ceil_mode):
     if not _is_compiling():
         op = eager_op
-    if stride is None and padding == 0 and dilation == 1 and not ceil_mode:
-        return op(x, _attr(kernel_size))  # the schema's defaults: each argument passed costs 0.2 us
-    return op(x, _attr(kernel_size), _attr(stride), _attr(padding), _attr(dilation), ceil_mode)
+    try:
+        if stride is None and padding == 0 and dilation == 1 and not ceil_mode:
+            return op(x, _attr(kernel_size))  # the schema's defaults: each argument passed costs 0.2 us
+        return op(x, _attr(kernel_size), _attr(stride), _attr(padding), _attr(dilation), ceil_mode)
+    except ValueError as e:
+        raise _poolgrad_error(e) from None
 
 
 def _attr(v):
@@ -106,13 +120,19 @@ def _adaptive_size(x, output_size, dims):
 
 def adaptive_max_pool2d(x, output_size, return_indices=False):
     """Like torch.nn.functional.adaptive_max_pool2d, computed by poolgrad."""
-    out, idx = ops.adaptive_max_pool2d(x, _adaptive_size(x, output_size, 2))
+    try:
+        out, idx = ops.adaptive_max_pool2d(x, _adaptive_size(x, output_size, 2))
+    except ValueError as e:
+        raise _poolgrad_error(e) from None
     return (out, idx) if return_indices else out
 
 
 def adaptive_max_pool3d(x, output_size, return_indices=False):
     """Like torch.nn.functional.adaptive_max_pool3d, computed by poolgrad."""
-    out, idx = ops.adaptive_max_pool3d(x, _adaptive_size(x, output_size, 3))
+    try:
+        out, idx = ops.adaptive_max_pool3d(x, _adaptive_size(x, output_size, 3))
+    except ValueError as e:
+        raise _poolgrad_error(e) from None
     return (out, idx) if return_indices else out
 
 
@@ -149,7 +169,10 @@ def _rois_tensor(boxes, ref):
 def roi_pool(x, boxes, output_size, spatial_scale=1.0):
     """Like torchvision.ops.roi_pool, with CANN's geometry, computed by poolgrad."""
     ph, pw = (output_size, output_size) if isinstance(output_size, int) else output_size
-    y, _ = ops.roi_pool(x, _rois_tensor(boxes, x), float(spatial_scale), ph, pw)
+    try:
+        y, _ = ops.roi_pool(x, _rois_tensor(boxes, x), float(spatial_scale), ph, pw)
+    except ValueError as e:
+        raise _poolgrad_error(e) from None
     return y
 
 
