@@ -107,7 +107,7 @@ void forward_items(const RoiParams &p, const Strided4 &x, const RoiGeom *geo, co
 // Channels per block of the vector forward (two AVX2 vectors).
 constexpr int64_t kFwdLanes = 16;
 
-// A thread's scratch for the sixteen-channel forward: one block's planes pixel-major, a row, and
+// A thread's scratch for the sixteen-channel forward: one block's planes pixel-major, 8 rows, and
 // an ROI's results ([bins][16]) before and after the transpose.
 struct BlockScratch {
   float *hwc = nullptr, *row = nullptr, *yb = nullptr, *yt = nullptr;
@@ -118,7 +118,7 @@ void blocks_layout(Arena &a, const RoiParams &p, BlockScratch *s) {
   int64_t lanes_bins;
   if (!checked_mul(p.ph * p.pw, kFwdLanes, &lanes_bins)) lanes_bins = -1;
   s->hwc = a.take<float>(p.h * p.w * kFwdLanes);
-  s->row = a.take<float>(p.w);
+  s->row = a.take<float>(8 * p.w);  // 8 rows: 16-bit blocks are converted 8 channels at a time
   s->yb = a.take<float>(lanes_bins);
   s->yt = a.take<float>(lanes_bins);
   s->ab = a.take<int32_t>(lanes_bins);
@@ -158,16 +158,27 @@ __attribute__((target("avx2"))) inline void transpose8x8(const float *src, int64
 __attribute__((target("avx2"))) void gather_block(const RoiParams &p, const Strided4 &x, int64_t b,
                                                   int64_t c0, int64_t cn, float *hwc, float *row) {
   const int64_t esz = dtype_size(p.dtype), hw = p.h * p.w;
-  if (cn == kFwdLanes && p.dtype == ACL_FLOAT && x.sw == 1) {
-    // Dense float32 rows: 8 x 8 transposes (8 channels by 8 pixels), the row tails one by one.
+  if (cn == kFwdLanes && x.sw == 1) {
+    // Full blocks of dense rows: 8 x 8 transposes (8 channels by 8 pixels), the row tails one by
+    // one; float32 rows in place, 16-bit ones converted first, 8 rows at a time, into `row`.
     for (int64_t l0 = 0; l0 < kFwdLanes; l0 += 8)
       for (int64_t h = 0; h < p.h; ++h) {
-        const float *src = reinterpret_cast<const float *>(elem(x, 4, b, c0 + l0, h, 0));
+        const float *src;
+        int64_t ss;
+        if (p.dtype == ACL_FLOAT) {
+          src = reinterpret_cast<const float *>(elem(x, 4, b, c0 + l0, h, 0));
+          ss = x.sc;
+        } else {
+          for (int64_t l = 0; l < 8; ++l)
+            row_to_f32(p.isa, p.dtype, elem(x, esz, b, c0 + l0 + l, h, 0), 1, p.w, row + l * p.w);
+          src = row;
+          ss = p.w;
+        }
         float *d = hwc + h * p.w * kFwdLanes + l0;
         int64_t w = 0;
-        for (; w + 8 <= p.w; w += 8) transpose8x8(src + w, x.sc, d + w * kFwdLanes, kFwdLanes);
+        for (; w + 8 <= p.w; w += 8) transpose8x8(src + w, ss, d + w * kFwdLanes, kFwdLanes);
         for (; w < p.w; ++w)
-          for (int64_t l = 0; l < 8; ++l) d[w * kFwdLanes + l] = src[l * x.sc + w];
+          for (int64_t l = 0; l < 8; ++l) d[w * kFwdLanes + l] = src[l * ss + w];
       }
     return;
   }
