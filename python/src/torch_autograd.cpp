@@ -268,8 +268,8 @@ struct RoiFn : torch::autograd::Function<RoiFn> {
     auto [y, argmax] = roi_op().call(x, rois, scale, ph, pw);
     ctx->save_for_backward({rois, argmax});
     ctx->saved_data["scale"] = scale;
-    ctx->saved_data["ph"] = ph;
-    ctx->saved_data["pw"] = pw;
+    ctx->saved_data["pooled_height"] = ph;
+    ctx->saved_data["pooled_width"] = pw;
     ctx->saved_data["shape"] = x.sym_sizes();
     ctx->mark_non_differentiable({argmax});
     ctx->set_materialize_grads(false);  // no zero gradient for the argmax (see PoolFn)
@@ -281,9 +281,9 @@ struct RoiFn : torch::autograd::Function<RoiFn> {
     auto &a = ctx->saved_data;
     const auto shape = a["shape"].toSymIntList();
     variable_list grads(5);
-    grads[0] =
-        roi_backward_op().call(g[0], saved[0], saved[1], a["scale"].toDouble(), a["ph"].toSymInt(),
-                               a["pw"].toSymInt(), shape[0], shape[1], shape[2], shape[3]);
+    grads[0] = roi_backward_op().call(g[0], saved[0], saved[1], a["scale"].toDouble(),
+                                      a["pooled_height"].toSymInt(), a["pooled_width"].toSymInt(),
+                                      shape[0], shape[1], shape[2], shape[3]);
     return grads;
   }
 };

@@ -34,6 +34,14 @@ POOLGRAD_BODY void store_widened(int64_t *dst, const u8 &v) {
   std::memcpy(dst + 4, &b, sizeof b);
 }
 
+// One tap of the 8-lane window scan: the running maximum takes v where v is larger, or NaN (the
+// first maximum wins, the last NaN wins), and the index the tap's relative index ti.
+POOLGRAD_BODY void scan_step(f8 &best, u8 &bidx, const f8 &v, const u8 &ti) {
+  const i8 take = (v > best) | (v != v);
+  best = take ? v : best;
+  bidx = take ? ti : bidx;
+}
+
 // A block of 8 outputs: values, and indices = the winning taps' relative indices + the block's
 // first index + each lane's offset. Lanes past the row's last output may lie past H*W: wrapping
 // 32-bit sums, discarded. (Vectors pass by reference: by value, a call between this and code
@@ -268,12 +276,8 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
             LOADF8(v0, at + tap_at[t]);
             LOADF8(v1, at + 8 + tap_at[t]);
             const u8 ti = u8{} + tap_index[t];
-            const i8 take0 = (v0 > best0) | (v0 != v0);  // larger, or NaN: the last NaN wins
-            const i8 take1 = (v1 > best1) | (v1 != v1);
-            best0 = take0 ? v0 : best0;
-            best1 = take1 ? v1 : best1;
-            bidx0 = take0 ? ti : bidx0;
-            bidx1 = take1 ? ti : bidx1;
+            scan_step(best0, bidx0, v0, ti);
+            scan_step(best1, bidx1, v1, ti);
           }
           store_block(orow + ow, irow + ow, best0, bidx0,
                       row_base + static_cast<uint32_t>(ow * a.sw), lane_off);
@@ -288,9 +292,7 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
           for (int64_t t = 1; t < taps; ++t) {
             f8 v;
             LOADF8(v, at + tap_at[t]);
-            const i8 take = (v > best) | (v != v);
-            best = take ? v : best;
-            bidx = take ? (u8{} + tap_index[t]) : bidx;
+            scan_step(best, bidx, v, u8{} + tap_index[t]);
           }
           store_block(orow + ow, irow + ow, best, bidx, row_base + static_cast<uint32_t>(ow * a.sw),
                       lane_off);
