@@ -75,7 +75,7 @@ def ok(res):
         raise RuntimeError(f"status {st}: {msg}")
 
 
-def run_maxpool(row, threads, reps, results, bw):
+def run_maxpool(row, threads, reps, results, bw, chunks_ms=None):
     wid, shape, k, s, p, ceil, d, dtname, cl, mask = row
     if mask:
         return run_mask(row, threads, reps, results, bw)
@@ -93,6 +93,17 @@ def run_maxpool(row, threads, reps, results, bw):
         gy = gy.contiguous(memory_format=torch.channels_last)
     idx32 = idx.to(torch.int32)
     K, S, P, D = [k, k], [s, s], [p, p], [d, d]
+    # The kernels' chunks: images for channels-last, planes otherwise.
+    chunks = x.shape[0] if cl else x.numel() // (x.shape[-1] * x.shape[-2])
+
+    def floor(row, reads, writes):
+        """The memory floor of a row: reading its inputs and streaming its outputs once, chunk by
+        chunk, on the same threads (bench/copybw.c)."""
+        if chunks_ms is None:
+            return
+        ms = chunks_ms(reads, [torch.empty_like(t) for t in writes], chunks, threads, reps)
+        row.update(floor_ms=ms, floor_fraction=ms / row["poolgrad_ms"],
+                   floor_roof=nbytes(*reads, *writes) / ms / 1e6 / bw)
 
     def peer_bwd():
         return torch.ops.aten.max_pool2d_with_indices_backward(gy, x, K, S, P, D, ceil, idx)
@@ -111,6 +122,7 @@ def run_maxpool(row, threads, reps, results, bw):
                             kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
                             ratio=peer_ms / ms, gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
                             max_abs_diff=err))
+        floor(results[-1], [gy, ind], [gx])
         del prep
     # forward (int64 indices as PyTorch)
     o2, i2 = torch.empty_like(out), torch.empty_like(idx)
@@ -123,6 +135,7 @@ def run_maxpool(row, threads, reps, results, bw):
                         kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, ratio=peer_f / ms,
                         gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
                         max_abs_diff=0.0 if same else float("nan")))
+    floor(results[-1], [x], [o2, i2])
 
 
 def run_mask(row, threads, reps, results, bw):
@@ -382,6 +395,20 @@ def render(results, bws, out_md, out_png):
                          f"{'' if call is None else f'{call:.3f}'} | {r['peer_ms']:.3f} | {r['ratio']:.2f} | "
                          f"{r['gbs']:.1f} | {r['roof_fraction']:.2f} |")
         lines.append("")
+        mfloors = [r for r in rows if "floor_ms" in r]
+        if mfloors:
+            lines += ["Memory floors, measured in the same run on the same tensors: `floor ms` only reads "
+                      "the inputs and writes the outputs once (streaming stores), chunk by chunk (planes; "
+                      "images for channels-last) split over the same threads, with no compute "
+                      "(bench/copybw.c); `of floor` = floor ms / poolgrad ms; `floor roof` is the roof "
+                      "fraction the floor itself reaches: what this traffic gets from this machine's "
+                      "memory, against the copy's one read and one write stream.", "",
+                      "| id | threads | dtype | index | poolgrad ms | floor ms | of floor | floor roof |",
+                      "|---|---|---|---|---|---|---|---|"]
+            for r in mfloors:
+                lines.append(f"| {r['id']} | {r['threads']} | {r['dtype']} | {r['index']} | {r['poolgrad_ms']:.3f} | "
+                             f"{r['floor_ms']:.3f} | {r['floor_fraction']:.2f} | {r['floor_roof']:.2f} |")
+            lines.append("")
         floors = [r for r in rows if "read_floor_ms" in r]
         if floors:
             lines += ["Read floors of the RoI backward, measured in the same run on the same tensors: "
@@ -446,6 +473,19 @@ def main():
     cb.poolgrad_bench_roi_read_ms.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p] + \
         [ctypes.c_longlong] * 4 + [ctypes.c_int, ctypes.c_int]
 
+    cb.poolgrad_bench_chunks_ms.restype = ctypes.c_double
+    cb.poolgrad_bench_chunks_ms.argtypes = [ctypes.c_void_p, ctypes.c_size_t] * 4 + \
+        [ctypes.c_longlong, ctypes.c_int, ctypes.c_int]
+
+    def chunks_ms(reads, writes, chunks, threads, reps):
+        args = []
+        for ts in (reads, writes):
+            ts = list(ts) + [None] * (2 - len(ts))
+            for t in ts:
+                args += [None, 0] if t is None else [t.data_ptr(), nbytes(t) // chunks]
+        time.sleep(0.2)
+        return cb.poolgrad_bench_chunks_ms(*args, chunks, threads, reps)
+
     def read_ms(gy, am, r, c, bins, block, threads, reps):
         time.sleep(0.2)
         return cb.poolgrad_bench_roi_read_ms(gy.data_ptr(), gy.element_size(), am.data_ptr(), r, c, bins,
@@ -459,7 +499,7 @@ def main():
         print(f"threads={t}: copy bandwidth {bws[t]:.1f} GB/s", flush=True)
         for row in workloads.MAXPOOL:
             if args.only is None or row[0] in args.only:
-                run_maxpool(row, t, args.reps, results, bws[t])
+                run_maxpool(row, t, args.reps, results, bws[t], chunks_ms)
                 for r in results[-(2 if row[-1] else 3):]:
                     print(f"  {r['op']:17s} {r['id']:18s} {r['dtype']:8s} {r['index']}: poolgrad {r['poolgrad_ms']:8.3f} ms "
                           f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)

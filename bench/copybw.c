@@ -1,5 +1,8 @@
 /* STREAM-style copy bandwidth with OpenMP, measured in the same process as the kernels. */
 #include <omp.h>
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +65,52 @@ double poolgrad_bench_roi_read_ms(const void *g, int esz, const void *a, long lo
       const size_t off = (size_t)((r * C + c0) * bins);
       s += sum_words(G + off * esz, (size_t)(cn * bins * esz));
       s += sum_words(A + off * 4, (size_t)(cn * bins * 4));
+    }
+    double t = omp_get_wtime() - t0;
+    if (t < best) best = t;
+    total += s;
+  }
+  volatile uint64_t sink = total;
+  (void)sink;
+  return best * 1e3;
+}
+
+/* The streaming floor of a kernel that works chunk by chunk (planes or images): the time (best of
+   reps, ms) to read each chunk of two inputs once and write each chunk of two outputs once with
+   streaming stores, the chunks split over the threads in contiguous runs as the kernels split
+   their parts. No compute: what the memory system alone costs for the kernel's traffic (the
+   max-pool forward reads x and writes out and indices; the backward reads gradOutput and indices
+   and writes gradInput). Array k has chunk size bytes_k; a null array is skipped. */
+static void stream_zero(unsigned char *p, size_t bytes) {
+  size_t i = 0;
+#ifdef __AVX2__
+  const __m256i z = _mm256_setzero_si256();
+  for (; i < bytes && ((uintptr_t)(p + i) & 31) != 0; ++i) p[i] = 0;
+  for (; i + 32 <= bytes; i += 32) _mm256_stream_si256((__m256i *)(p + i), z);
+#endif
+  for (; i < bytes; ++i) p[i] = 0;
+}
+
+double poolgrad_bench_chunks_ms(const void *r1, size_t r1_bytes, const void *r2, size_t r2_bytes,
+                                void *w1, size_t w1_bytes, void *w2, size_t w2_bytes,
+                                long long chunks, int threads, int reps) {
+  double best = 1e30;
+  uint64_t total = 0;
+  for (int rep = 0; rep < reps; ++rep) {
+    uint64_t s = 0;
+    double t0 = omp_get_wtime();
+#pragma omp parallel num_threads(threads) reduction(+ : s)
+    {
+#pragma omp for schedule(static) nowait
+      for (long long u = 0; u < chunks; ++u) {
+        if (r1) s += sum_words((const unsigned char *)r1 + u * r1_bytes, r1_bytes);
+        if (r2) s += sum_words((const unsigned char *)r2 + u * r2_bytes, r2_bytes);
+        if (w1) stream_zero((unsigned char *)w1 + u * w1_bytes, w1_bytes);
+        if (w2) stream_zero((unsigned char *)w2 + u * w2_bytes, w2_bytes);
+      }
+#ifdef __AVX2__
+      _mm_sfence(); /* each thread's streaming stores are complete before the clock stops */
+#endif
     }
     double t = omp_get_wtime() - t0;
     if (t < best) best = t;
