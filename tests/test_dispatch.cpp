@@ -141,6 +141,23 @@ TEST(Dispatch, MaxPoolBackwardPaths) {
           return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gyl.t(), xl.t(), il.t(), k3, s,
                                                                    p1, d, false, gxl.t(), w, e);
         },
+        aclnnMaxPool2dWithIndicesBackward, {&gxl}, "backward-channels-last-gather/avx2",
+        "backward-channels-last");
+    // Channels-last 3x3 windows at stride 1 (three owners a position): the scatter.
+    IntArray s1({1});
+    HostTensor ol1({2, 16, 40, 24}, dt, ACL_FORMAT_NHWC),
+        il1({2, 16, 40, 24}, ACL_INT32, ACL_FORMAT_NHWC),
+        gyl1({2, 16, 40, 24}, dt, ACL_FORMAT_NHWC);
+    fill(gyl1, 7);
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(xl.t(), k3, s1, p1, d, false, ol1.t(),
+                                                        il1.t(), &ws, &ex),
+              ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnMaxPool2dWithIndices(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+    check_paths(
+        [&](uint64_t *w, aclOpExecutor **e) {
+          return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gyl1.t(), xl.t(), il1.t(), k3,
+                                                                   s1, p1, d, false, gxl.t(), w, e);
+        },
         aclnnMaxPool2dWithIndicesBackward, {&gxl}, "backward-channels-last/avx2",
         "backward-channels-last");
   }

@@ -508,6 +508,46 @@ TEST(MaxPoolNumerics, GatherPathAgainstNaiveReference) {
   EXPECT_EQ(cases, 120);
 }
 
+// Channels-last views whose positions have at most two owner windows along each axis, with
+// channels a multiple of 8, take the channels-last gather (backward-channels-last-gather in the
+// trace; Dispatch.MaxPoolBackwardPaths checks that it is taken and equals the portable scatter):
+// 2x2 and 3x3 windows at stride 2 with and without padding, 2-wide dilated windows at stride 1,
+// 4x4 at stride 2, ceil mode, both index dtypes, all dtypes, NHWC views and channels-last NCHW
+// memory, one image split into channel blocks, and the three index modes (the forward's, random
+// ones, one moved per plane: the item falls back to the scatter).
+TEST(MaxPoolNumerics, ChannelsLastGatherAgainstNaiveReference) {
+  std::mt19937 rng(20261205);
+  const aclDataType dts[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+  struct Window {
+    int64_t k, s, p, d;
+  };
+  const Window windows[] = {{2, 2, 0, 1}, {3, 2, 0, 1}, {3, 2, 1, 1}, {2, 1, 1, 2}, {4, 2, 2, 1}};
+  int cases = 0;
+  for (const Window &wd : windows)
+    for (int64_t ch : {8, 24, 64})
+      for (bool ceil : {false, true})
+        for (int mode : {0, 1, 2}) {
+          Cfg c;
+          c.n = ch == 64 ? 1 : 2;  // one image of 64 channels: split into channel blocks
+          c.c = ch;
+          c.h = 7 + cases % 4;
+          c.w = 9 + cases % 5;
+          c.k = {wd.k};
+          c.s = {wd.s};
+          c.p = {wd.p};
+          c.d = {wd.d};
+          c.ceil = ceil;
+          c.idt = cases % 2 ? ACL_INT64 : ACL_INT32;
+          c.dt = dts[cases % 3];
+          c.nhwc = cases % 4 != 3;
+          c.layout = c.nhwc ? 0 : 1;
+          run_case(c, rng, mode);
+          if (HasFatalFailure()) return;
+          ++cases;
+        }
+  EXPECT_EQ(cases, 90);
+}
+
 // The gather's phase-2 index check: a bad index makes the plane fall back to the scatter, which
 // reports the first bad position; nothing is written outside gradInput.
 TEST(MaxPoolNumerics, GatherPathBadIndex) {

@@ -19,18 +19,13 @@ void scalar_in(const void *src, int64_t stride, int64_t n, float *dst, F cvt) {
 
 __attribute__((target("avx2,f16c"))) void f16_in_avx2(const uint16_t *s, int64_t n, float *d) {
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    _mm256_storeu_ps(d + i,
-                     _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(s + i))));
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, load8_f32<ACL_FLOAT16>(s + i));
   for (; i < n; ++i) d[i] = half_to_float(s[i]);
 }
 
 __attribute__((target("avx2,f16c"))) void bf16_in_avx2(const uint16_t *s, int64_t n, float *d) {
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(s + i)));
-    _mm256_storeu_ps(d + i, _mm256_castsi256_ps(_mm256_slli_epi32(w, 16)));
-  }
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, load8_f32<ACL_BF16>(s + i));
   for (; i < n; ++i) d[i] = bf16_to_float(s[i]);
 }
 

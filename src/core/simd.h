@@ -23,3 +23,22 @@ void stream_fence();
 constexpr int64_t kStreamMinBytes = int64_t(8) << 20;
 
 }  // namespace poolgrad
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+namespace poolgrad {
+
+// 8 consecutive values of dtype D (FLOAT, FLOAT16 or BF16) as float32: row_to_f32's vector step,
+// for kernels that convert as they load.
+template <aclDataType D>
+__attribute__((target("avx2,f16c"))) inline __m256 load8_f32(const void *src) {
+  const __m128i *const h = static_cast<const __m128i *>(src);
+  if (D == ACL_FLOAT16) return _mm256_cvtph_ps(_mm_loadu_si128(h));
+  if (D == ACL_BF16)  // bfloat16 is the top half of a float32
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(h)), 16));
+  return _mm256_loadu_ps(static_cast<const float *>(src));
+}
+
+}  // namespace poolgrad
+#endif

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "../core/prefetch.h"
 #include "../core/simd.h"
 #include "maxpool_common.h"
 
@@ -202,24 +203,233 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
   if (plane_nt) stream_fence();
 }
 
+// ---- backward, channels-last gather
+// -------------------------------------------------------------- Where a position has at most two
+// owner windows along each axis (maxpool_cl_gather_applies: 2x2 and 3x3 windows at stride 2, ...),
+// an item's gradInput is gathered instead of scattered: per input pixel and 8 channels at a time,
+// the gradients of its owners, the windows that have the pixel as a tap, are added in (oh, ow)
+// order where the owner's index names the pixel, as masked values (0 + the matches, in the
+// scatter's order; adding +0.0 for the others leaves the bits alone since the sum starts at +0.0
+// and so is never -0.0). Each pixel is written once, a row at a time, with no zeroing pass and no
+// read-modify-write of a 4-byte-per-element accumulator the size of the image (3 MB for the ResNet
+// stem: past the L2). Each (window, tap) pair is tested once, so the matches equal the indices
+// other than -1 exactly when every index is one of its window's taps; otherwise the item is
+// scattered instead (which also reports bad indices).
+
+// The owners of each position x of an axis: the windows o (0 <= o < out) with x = o*s - pad + t*d
+// for a tap t < k, ascending, as first[x] .. first[x+1] in list (at most 2 a position).
+void axis_owners(int64_t in, int64_t k, int64_t s, int64_t pad, int64_t d, int64_t out,
+                 int64_t *first, int64_t *list) {
+  int64_t n = 0;
+  for (int64_t x = 0; x < in; ++x) {
+    first[x] = n;
+    for (int64_t t = k - 1; t >= 0; --t) {  // o ascending
+      const int64_t v = x + pad - t * d;
+      if (v >= 0 && v % s == 0 && v / s < out) list[n++] = v / s;
+    }
+  }
+  first[in] = n;
+}
+
+// Owners along an axis: at most min(k, (k-1)*d/s + 1) a position.
+int64_t max_owners(int64_t k, int64_t s, int64_t d) {
+  return std::min(k, (k - 1) * d / s + 1);
+}
+
+struct ClScratch {
+  float *acc = nullptr, *g = nullptr;  // the scatter: the block's planes interleaved, one position
+  int64_t *hfirst = nullptr, *hlist = nullptr, *wfirst = nullptr, *wlist = nullptr;  // the gather
+  float *orow = nullptr;  // the gather: one input row of the item, W x cb
+};
+
 // Channels-last: items are (n, channel block); acc holds the block's planes interleaved
 // (position-major, channel-minor) so that the write-out is contiguous per position.
-void bwd_cl_layout(Arena &a, const MaxPoolParams &p, int64_t cb, float **acc, float **g) {
-  *acc = a.take<float>(p.h * p.w * cb);
-  *g = a.take<float>(cb);
+void bwd_cl_layout(Arena &a, const MaxPoolParams &p, int64_t cb, bool gather, ClScratch *s) {
+  s->acc = a.take<float>(p.h * p.w * cb);
+  s->g = a.take<float>(cb);
+  if (!gather) return;
+  s->hfirst = a.take<int64_t>(p.h + 1);
+  s->hlist = a.take<int64_t>(2 * p.h);
+  s->wfirst = a.take<int64_t>(p.w + 1);
+  s->wlist = a.take<int64_t>(2 * p.w);
+  s->orow = a.take<float>(p.w * cb);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+// The indices other than -1 in output row oh of an item (cn channels from c0).
+template <class I>
+int64_t count_row_indices(const Strided4 &idx, int64_t n, int64_t c0, int64_t oh, int64_t wo,
+                          int64_t cn) {
+  int64_t count = 0;
+  for (int64_t ow = 0; ow < wo; ++ow) {
+    const I *ip = reinterpret_cast<const I *>(elem(idx, sizeof(I), n, c0, oh, ow));
+    for (int64_t c = 0; c < cn; ++c) count += ip[c] != -1;
+  }
+  return count;
+}
+
+// 8 indices equal to pix, as 8 lane masks.
+__attribute__((target("avx2"))) inline __m256i match8(const int32_t *ip, const __m256i &pix32,
+                                                      const __m256i &) {
+  return _mm256_cmpeq_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(ip)), pix32);
+}
+__attribute__((target("avx2"))) inline __m256i match8(const int64_t *ip, const __m256i &,
+                                                      const __m256i &pix64) {
+  const __m256i lo =
+      _mm256_cmpeq_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(ip)), pix64);
+  const __m256i hi =
+      _mm256_cmpeq_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(ip + 4)), pix64);
+  // The low halves of the 8 64-bit masks, in order.
+  const __m256 packed = _mm256_shuffle_ps(_mm256_castsi256_ps(lo), _mm256_castsi256_ps(hi), 0x88);
+  return _mm256_castpd_si256(_mm256_permute4x64_pd(_mm256_castps_pd(packed), 0xD8));
+}
+
+// One pixel's cn channels (a multiple of 8) from its NO owners (gradients gp[k], indices ip[k], in
+// (oh, ow) order), into out as float32.
+template <class I, aclDataType D, int NO>
+__attribute__((target("avx2,f16c"))) inline void gather_pixel_cl(const char *const *gp,
+                                                                 const I *const *ip, int64_t cn,
+                                                                 int64_t pix, float *out,
+                                                                 __m256i *hits) {
+  constexpr int64_t esz = D == ACL_FLOAT ? 4 : 2;
+  const __m256i pix32 = _mm256_set1_epi32(static_cast<int32_t>(pix)),
+                pix64 = _mm256_set1_epi64x(pix);
+  __m256i h = *hits;
+  for (int64_t c = 0; c < cn; c += 8) {
+    __m256 sum = _mm256_setzero_ps();
+    for (int k = 0; k < NO; ++k) {
+      const __m256i m = match8(ip[k] + c, pix32, pix64);
+      sum =
+          _mm256_add_ps(sum, _mm256_and_ps(_mm256_castsi256_ps(m), load8_f32<D>(gp[k] + c * esz)));
+      h = _mm256_add_epi32(h, m);
+    }
+    _mm256_storeu_ps(out + c, sum);
+  }
+  *hits = h;
+}
+
+// One item (image n, channels c0 .. c0+cn, cn a multiple of 8) gathered into gx; false when it
+// does not equal the scatter (the caller scatters the item instead).
+template <class I, aclDataType D>
+__attribute__((target("avx2,f16c"))) bool gather_cl_item_avx2(
+    const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx, const Strided4 &gx, int64_t n,
+    int64_t c0, int64_t cn, bool nt, const ClScratch &s) {
+  constexpr int64_t esz = D == ACL_FLOAT ? 4 : 2;
+  const char *const gbase = elem(gy, esz, n, c0, 0, 0);
+  const I *const ibase = reinterpret_cast<const I *>(elem(idx, sizeof(I), n, c0, 0, 0));
+  int64_t expected = 0, entered = 0;      // output rows [0, entered) counted into expected
+  int64_t fetched = 0;                    // the last output row prefetched
+  __m256i hits = _mm256_setzero_si256();  // per-lane match counts, negated
+  const bool dense_rows = cn == p.c && gx.sw == p.c;
+  for (int64_t h = 0; h < p.h; ++h) {
+    const int64_t *const hl = s.hlist + s.hfirst[h];
+    const int64_t nh = s.hfirst[h + 1] - s.hfirst[h];
+    for (; nh > 0 && entered <= hl[nh - 1]; ++entered)
+      expected += count_row_indices<I>(idx, n, c0, entered, p.wo, cn);
+    // The next output row to enter is fetched while this input row is computed (it is first
+    // read from memory by the count above, which otherwise waits on every line).
+    SpreadPrefetch next_g, next_i;
+    const int64_t next = nh > 0 ? hl[nh - 1] + 1 : entered;
+    if (dense_rows && next < p.ho && next > fetched) {
+      next_g = SpreadPrefetch(gbase + next * gy.sh * esz, p.wo * cn * esz, p.w);
+      next_i = SpreadPrefetch(reinterpret_cast<const char *>(ibase + next * idx.sh),
+                              p.wo * cn * static_cast<int64_t>(sizeof(I)), p.w);
+      fetched = next;
+    }
+    const char *grow[2];
+    const I *irow[2];
+    for (int64_t a = 0; a < nh; ++a) {
+      grow[a] = gbase + hl[a] * gy.sh * esz;
+      irow[a] = ibase + hl[a] * idx.sh;
+    }
+    for (int64_t w = 0; w < p.w; ++w) {
+      const int64_t *const wl = s.wlist + s.wfirst[w];
+      const int64_t nw = s.wfirst[w + 1] - s.wfirst[w];
+      const char *gp[4];
+      const I *ip[4];
+      int no = 0;
+      for (int64_t a = 0; a < nh; ++a)
+        for (int64_t b = 0; b < nw; ++b, ++no) {
+          gp[no] = grow[a] + wl[b] * gy.sw * esz;
+          ip[no] = irow[a] + wl[b] * idx.sw;
+        }
+      next_g.step(w);
+      next_i.step(w);
+      const int64_t pix = h * p.w + w;
+      float *const o = s.orow + w * cn;
+      switch (no) {
+        case 0:
+          std::memset(o, 0, static_cast<size_t>(cn) * 4);
+          break;
+        case 1:
+          gather_pixel_cl<I, D, 1>(gp, ip, cn, pix, o, &hits);
+          break;
+        case 2:
+          gather_pixel_cl<I, D, 2>(gp, ip, cn, pix, o, &hits);
+          break;
+        default:
+          gather_pixel_cl<I, D, 4>(gp, ip, cn, pix, o, &hits);
+          break;
+      }
+    }
+    if (dense_rows) {
+      row_from_f32(p.isa, p.dtype, s.orow, elem(gx, esz, n, 0, h, 0), 1, p.w * cn, nt);
+    } else {
+      for (int64_t w = 0; w < p.w; ++w)
+        row_from_f32(p.isa, p.dtype, s.orow + w * cn, elem(gx, esz, n, c0, h, w), 1, cn,
+                     nt && cn == p.c);
+    }
+  }
+  for (; entered < p.ho; ++entered) expected += count_row_indices<I>(idx, n, c0, entered, p.wo, cn);
+  alignas(32) int32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i *>(lanes), hits);
+  int64_t matched = 0;
+  for (int32_t l : lanes) matched -= l;
+  return matched == expected;
+}
+
+template <class I>
+bool gather_cl_item_dtype(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                          const Strided4 &gx, int64_t n, int64_t c0, int64_t cn, bool nt,
+                          const ClScratch &s) {
+  if (p.dtype == ACL_FLOAT16)
+    return gather_cl_item_avx2<I, ACL_FLOAT16>(p, gy, idx, gx, n, c0, cn, nt, s);
+  if (p.dtype == ACL_BF16)
+    return gather_cl_item_avx2<I, ACL_BF16>(p, gy, idx, gx, n, c0, cn, nt, s);
+  return gather_cl_item_avx2<I, ACL_FLOAT>(p, gy, idx, gx, n, c0, cn, nt, s);
+}
+#endif
+
+bool gather_cl_item(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                    const Strided4 &gx, int64_t n, int64_t c0, int64_t cn, bool nt,
+                    const ClScratch &s) {
+#if defined(__x86_64__) || defined(__i386__)
+  return p.index_dtype == ACL_INT32
+             ? gather_cl_item_dtype<int32_t>(p, gy, idx, gx, n, c0, cn, nt, s)
+             : gather_cl_item_dtype<int64_t>(p, gy, idx, gx, n, c0, cn, nt, s);
+#else
+  (void)p, (void)gy, (void)idx, (void)gx, (void)n, (void)c0, (void)cn, (void)nt, (void)s;
+  return false;
+#endif
 }
 
 void backward_cl_range(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                       const Strided4 &gx, int64_t cb, int64_t ib, int64_t ie, bool nt,
+                       const Strided4 &gx, int64_t cb, int64_t ib, int64_t ie, bool nt, bool gather,
                        FirstError *bt, Arena scratch) {
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
   const int64_t hw = p.h * p.w;
   const int64_t nblocks = (p.c + cb - 1) / cb;
-  float *acc, *g;
-  bwd_cl_layout(scratch, p, cb, &acc, &g);
+  ClScratch s;
+  bwd_cl_layout(scratch, p, cb, gather, &s);
+  float *const acc = s.acc, *const g = s.g;
+  if (gather) {
+    axis_owners(p.h, p.a.kh, p.a.sh, p.a.ph, p.a.dh, p.ho, s.hfirst, s.hlist);
+    axis_owners(p.w, p.a.kw, p.a.sw, p.a.pw, p.a.dw, p.wo, s.wfirst, s.wlist);
+  }
   for (int64_t item = ib; item < ie; ++item) {
     const int64_t n = item / nblocks, c0 = (item % nblocks) * cb;
     const int64_t cn = std::min(cb, p.c - c0);
+    if (gather && gather_cl_item(p, gy, idx, gx, n, c0, cn, nt, s)) continue;
     std::memset(acc, 0, static_cast<size_t>(hw * cn) * 4);
     for (int64_t oh = 0; oh < p.ho; ++oh)
       for (int64_t ow = 0; ow < p.wo; ++ow) {
@@ -281,17 +491,17 @@ int64_t bwd_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &i
 }
 
 int64_t bwd_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx, const Strided4 &gx,
-               void *workspace, BadIndex *bad) {
+               void *workspace, bool gather, BadIndex *bad) {
   const int64_t cb = bwd_cl_block(p), items = p.n * ((p.c + cb - 1) / cb);
   const bool nt = !p.serial;
   return run_parts(
       p, items, workspace,
       [&](Arena &a) {
-        float *acc, *g;
-        bwd_cl_layout(a, p, cb, &acc, &g);
+        ClScratch s;
+        bwd_cl_layout(a, p, cb, gather, &s);
       },
       [&](int64_t b, int64_t e, Arena a, FirstError *bt) {
-        backward_cl_range(p, gy, idx, gx, cb, b, e, nt, bt, a);
+        backward_cl_range(p, gy, idx, gx, cb, b, e, nt, gather, bt, a);
       },
       bad);
 }
@@ -315,13 +525,29 @@ BadIndex maxpool_backward_gather(const MaxPoolParams &p, const Strided4 &gy, con
 }
 int64_t maxpool_backward_cl_workspace(const MaxPoolParams &p, const Strided4 &gy,
                                       const Strided4 &idx, const Strided4 &gx) {
-  return bwd_cl(p, gy, idx, gx, nullptr, nullptr);
+  return bwd_cl(p, gy, idx, gx, nullptr, false, nullptr);
 }
 BadIndex maxpool_backward_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
                              const Strided4 &gx, void *workspace) {
   BadIndex bad;
-  bwd_cl(p, gy, idx, gx, workspace, &bad);
+  bwd_cl(p, gy, idx, gx, workspace, false, &bad);
   return bad;
+}
+int64_t maxpool_backward_cl_gather_workspace(const MaxPoolParams &p, const Strided4 &gy,
+                                             const Strided4 &idx, const Strided4 &gx) {
+  return bwd_cl(p, gy, idx, gx, nullptr, true, nullptr);
+}
+BadIndex maxpool_backward_cl_gather(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                                    const Strided4 &gx, void *workspace) {
+  BadIndex bad;
+  bwd_cl(p, gy, idx, gx, workspace, true, &bad);
+  return bad;
+}
+
+bool maxpool_cl_gather_applies(const MaxPoolParams &p) {
+  const PoolAttrs &a = p.a;
+  return !p.serial && !p.unit_window && p.c % 8 == 0 && max_owners(a.kh, a.sh, a.dh) <= 2 &&
+         max_owners(a.kw, a.sw, a.dw) <= 2;
 }
 
 bool maxpool_gather_applies(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx) {

@@ -7,7 +7,7 @@ namespace poolgrad {
 
 namespace {
 
-enum Layout { kPlanes, kChannelsLast, kPlanesGather };
+enum Layout { kPlanes, kChannelsLast, kPlanesGather, kChannelsLastGather };
 
 const KernelRow<MaxPoolForwardKernel> kForward[] = {
     {Device::kHost,
@@ -78,6 +78,13 @@ const KernelRow<MaxPoolBackwardKernel> kBackward[] = {
      Isa::kAvx2,
      "backward-channels-last/avx2",
      {maxpool_backward_cl_workspace, maxpool_backward_cl}},
+    {Device::kHost,
+     kAnyDtype,
+     kAnyDtype,
+     kChannelsLastGather,
+     Isa::kAvx2,
+     "backward-channels-last-gather/avx2",
+     {maxpool_backward_cl_gather_workspace, maxpool_backward_cl_gather}},
 };
 
 template <class Row>
@@ -102,9 +109,13 @@ const KernelRow<MaxPoolBackwardKernel> &maxpool_backward_kernel(const MaxPoolPar
                                                                 const Strided4 &gx) {
   if (p.unit_window)  // no stored indices: the per-row plane loop computes them
     return must(find_kernel(kBackward, device, p.dtype, p.index_dtype, {kPlanes}, best_isa()));
-  if (maxpool_channels_last(gy, idx, gx))
+  if (maxpool_channels_last(gy, idx, gx)) {
+    if (maxpool_cl_gather_applies(p))
+      return must(find_kernel(kBackward, device, p.dtype, p.index_dtype,
+                              {kChannelsLastGather, kChannelsLast}, best_isa()));
     return must(
         find_kernel(kBackward, device, p.dtype, p.index_dtype, {kChannelsLast}, best_isa()));
+  }
   if (maxpool_gather_applies(p, gy, idx))
     return must(find_kernel(kBackward, device, p.dtype, p.index_dtype, {kPlanesGather, kPlanes},
                             best_isa()));

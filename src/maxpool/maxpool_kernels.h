@@ -54,11 +54,20 @@ int64_t maxpool_backward_cl_workspace(const MaxPoolParams &p, const Strided4 &gy
                                       const Strided4 &idx, const Strided4 &gx);
 BadIndex maxpool_backward_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
                              const Strided4 &gx, void *workspace);
+// The channels-last gather (AVX2; items it cannot gather exactly are scattered as above).
+int64_t maxpool_backward_cl_gather_workspace(const MaxPoolParams &p, const Strided4 &gy,
+                                             const Strided4 &idx, const Strided4 &gx);
+BadIndex maxpool_backward_cl_gather(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                                    const Strided4 &gx, void *workspace);
 
 // Layout tests the dispatch uses: all three views channels-last (channel stride 1), and the
 // gather's conditions (2x2 windows, stride 2, no padding or dilation, INT32 indices, planes of
 // 16+ output columns with dense gradOutput and indices).
 bool maxpool_channels_last(const Strided4 &a, const Strided4 &b, const Strided4 &c);
 bool maxpool_gather_applies(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx);
+// The channels-last gather's: at most two owner windows a position along each axis (2x2 and 3x3
+// windows at stride 2, 2-wide ones at stride 1), channels a multiple of 8, a gradInput that does
+// not overlap itself.
+bool maxpool_cl_gather_applies(const MaxPoolParams &p);
 
 }  // namespace poolgrad
