@@ -387,7 +387,22 @@ POOLGRAD_BODY void forward_cl_range_body(const MaxPoolParams &p, const Strided4 
         rowp[m - m0] = dst;
       }
     }
+    // The rows the next item reads that this one does not are fetched into L2 over this item's
+    // positions (the scan otherwise waits on memory for half its loads).
+    SpreadPrefetch next[2];
+    if (x.sw == C && item + 1 < ie) {
+      const int64_t n1 = (item + 1) / p.ho, hs1 = ((item + 1) % p.ho) * a.sh - a.ph;
+      int64_t k0, k1, fetch = 0;
+      tap_range(hs1, a.kh, a.dh, p.h, &k0, &k1);
+      for (int64_t m = k1 - 1; m >= k0 && fetch < 2; --m) {
+        const int64_t ih = hs1 + m * a.dh;
+        if (n1 == n && m1 > m0 && ih <= hs + (m1 - 1) * a.dh) break;  // read by this item already
+        next[fetch++] = SpreadPrefetch(elem(x, esz, n1, 0, ih, 0), p.w * C * esz, p.wo);
+      }
+    }
     for (int64_t ow = 0; ow < p.wo; ++ow) {
+      next[0].step(ow);
+      next[1].step(ow);
       const int64_t ws = ow * a.sw - a.pw;
       int64_t q0, q1;
       tap_range(ws, a.kw, a.dw, p.w, &q0, &q1);
