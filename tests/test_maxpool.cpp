@@ -569,6 +569,39 @@ TEST(MaxPoolNumerics, GatherPathBadIndex) {
   EXPECT_TRUE(gx.guards_intact());
 }
 
+// A plane of 1024+ outputs is scattered in eighths (the next plane is prefetched between them):
+// a bad index in a later eighth is still reported at its own position, the first in flat order,
+// and every valid gradient around it is added.
+TEST(MaxPoolNumerics, SplitPlaneScatterReportsFirstBadIndex) {
+  HostTensor gy({1, 2, 64, 64}, ACL_FLOAT), x({1, 2, 66, 66}, ACL_FLOAT),
+      idx({1, 2, 64, 64}, ACL_INT64), gx({1, 2, 66, 66}, ACL_FLOAT);
+  for (int64_t pl = 0; pl < 2; ++pl)
+    for (int64_t o = 0; o < 4096; ++o) {
+      gy.set(pl * 4096 + o, 1.0f);
+      idx.set_int(pl * 4096 + o, (o / 64) * 66 + o % 64);  // each window's top-left tap
+    }
+  idx.set_int(3000, 66 * 66);  // plane 0, (46, 56): one past the plane, in the 6th eighth
+  idx.set_int(4096 + 10, -5);  // plane 1, (0, 10): later in flat order
+  IntArray k({3}), s({1}), p({0}), d({1});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
+                                                              false, gx.t(), &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesBackward(pgtest::workspace(ws), ws, ex, nullptr),
+                    ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndicesBackward",
+                    "indices[0,0,46,56]=4356");
+  EXPECT_EQ(gx.get(0), 1.0f);
+  EXPECT_EQ(gx.get(45 * 66 + 56), 1.0f);
+  EXPECT_EQ(gx.get(46 * 66 + 56), 0.0f);  // its window's index was the bad one
+  EXPECT_EQ(gx.get(63 * 66 + 63), 1.0f);  // the last eighth
+  EXPECT_EQ(gx.get(65 * 66 + 65), 0.0f);  // no window's index
+  EXPECT_EQ(gx.get(4356 + 10), 0.0f);     // plane 1, (0, 10)
+  EXPECT_EQ(gx.get(4356 + 11), 1.0f);
+  EXPECT_TRUE(gx.guards_intact());
+}
+
 TEST(MaxPoolNumerics, NoInputElementInWindowGivesMinusInfAndMinusOne) {
   // H=W=2, kernel 2, dilation 3, padding 1, stride 1: the one window's taps are -1 and 2.
   HostTensor x({1, 1, 2, 2}, ACL_FLOAT), out({1, 1, 1, 1}, ACL_FLOAT), idx({1, 1, 1, 1}, ACL_INT64);

@@ -10,6 +10,10 @@ namespace poolgrad {
 // step(k) fetches the k-th share. A kernel that reads a plane or volume at once and then computes
 // on it otherwise waits on memory for every line at the start of each block. The hint is L2: the
 // block being scanned keeps L1 (an L1 hint made vgg-pool1's forward slower).
+// Kernels whose inputs are smaller than this (an L3 of a current server core complex) find them
+// in cache when called repeatedly, and prefetching them only adds instructions.
+constexpr int64_t kPrefetchMinBytes = int64_t(32) << 20;
+
 class SpreadPrefetch {
  public:
   SpreadPrefetch() = default;
