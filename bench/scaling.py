@@ -102,7 +102,10 @@ def main():
         "(H*W floats), a float copy for 16-bit data and, when outputs are streamed, one output plane "
         "(Hout*Wout values and indices): ~150 KB for the ResNet stem, 19 MB at 128 threads.",
         "- Max pool 2-D, channels-last: forward items are (n, output row), backward items (n, block of "
-        "channels) sized so that there are at least 4 per thread.",
+        "channels) sized so that there are at least 4 per thread. The backward gather writes an item "
+        "one input row at a time (W x block floats of scratch, 28 KB for the ResNet stem); the "
+        "scatter's accumulator (H x W x block floats, 3.2 MB) is reserved per part for the items the "
+        "gather cannot take (indices off their windows' taps) and is not touched otherwise.",
         "- 3-D and adaptive max pool: items are the N*C volumes (planes), scratch one volume's float "
         "copy for 16-bit data, or none.",
         "- RoI forward: ROIs bucketed by batch; items (batch, 16-channel block, run of ROIs), runs cut "
@@ -117,9 +120,10 @@ def main():
         "- Items fewer than threads: a plane split (N*C items) runs at most N*C parts: a single image "
         "with 64 channels uses 64 of 128 threads. The model's `items` limit marks those rows. Cheap "
         "when needed: split planes further by output rows (each part then writes whole rows).",
-        "- Memory bandwidth per core: the backward kernels and the channels-last forward are at the "
-        "copy roof already at 2 threads on this machine; on a server they stop where threads times "
-        "per-core bandwidth passes the socket's, around 10-12 threads at these figures.",
+        "- Memory bandwidth per core: the backward kernels and the channels-last forward are at or "
+        "near the copy roof already at 2 threads on this machine (the memory floors in "
+        "performance.md show what their traffic can reach); on a server they stop where threads "
+        "times per-core bandwidth passes the socket's, around 10-12 threads at these figures.",
         "- Per-thread scratch grows with threads (one slice per part) but stays proportional to one "
         "plane or block, not to the data.",
         "",

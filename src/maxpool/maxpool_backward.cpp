@@ -153,7 +153,8 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
   // Streaming stores pay off for planes of some size; small ones are cheaper through the cache
   // (measured: 14x14 planes 25% faster with plain stores, 128x128 planes 25% slower).
   const bool plane_nt = nt && hw * esz >= 8192;
-  const bool prefetch = p.n * p.c * run * (esz + isz) >= kPrefetchMinBytes;
+  const bool prefetch =
+      p.n * p.c * run * (esz + isz) >= kPrefetchMinBytes && run * (esz + isz) <= (64 << 10);
   float *acc, *grow;
   bwd_plane_layout(scratch, p, whole, &acc, &grow);
   for (int64_t pl = pb; pl < pe; ++pl) {
@@ -169,7 +170,8 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
       // a share per eighth of the run (runs of 1024+ outputs: splitting the 49 outputs of a 14x14
       // plane cost 10-20%), where they come from memory: in calls that read more than an L3 (the
       // dilated row's 24 MB stay in this machine's 32 MB L3 between calls, and the prefetches
-      // made it 5-15% slower).
+      // made it 5-15% slower), for planes of up to 64 KB of inputs (vgg-pool1's 150 KB ones,
+      // next to their 200 KB accumulator, got 4% slower).
       const int64_t steps = run >= 1024 ? 8 : 1;
       SpreadPrefetch next_g, next_i;
       if (pl + 1 < pe && !gather && steps > 1 && prefetch) {
