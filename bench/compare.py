@@ -402,7 +402,11 @@ def render(results, bws, out_md, out_png):
                       "images for channels-last) split over the same threads, with no compute "
                       "(bench/copybw.c); `of floor` = floor ms / poolgrad ms; `floor roof` is the roof "
                       "fraction the floor itself reaches: what this traffic gets from this machine's "
-                      "memory, against the copy's one read and one write stream.", "",
+                      "memory, against the copy's one read and one write stream. The floor is a memory "
+                      "figure only where the row's data is past the 32 MB L3 (the ResNet, VGG and "
+                      "Inception rows); smaller rows (overlap-s1, chw-single, dilated) read it from "
+                      "cache, and the 14x14 planes of small-planes are too small for the floor's "
+                      "per-chunk loop.", "",
                       "| id | threads | dtype | index | poolgrad ms | floor ms | of floor | floor roof |",
                       "|---|---|---|---|---|---|---|---|"]
             for r in mfloors:
