@@ -23,8 +23,7 @@ namespace {
 
 using namespace maxpool_detail;
 
-// ---- backward
-// ---------------------------------------------------------------------------------------
+// ---- backward, planes ---------------------------------------------------------------------------
 // gradOutput and indices planes that are dense row-major: one run of ho*wo values a plane.
 // (Unit windows read no indices: they take the per-row loop.)
 bool whole_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx) {
@@ -233,18 +232,17 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
   if (plane_nt) stream_fence();
 }
 
-// ---- backward, channels-last gather
-// -------------------------------------------------------------- Where a position has at most two
-// owner windows along each axis (maxpool_cl_gather_applies: 2x2 and 3x3 windows at stride 2, ...),
-// an item's gradInput is gathered instead of scattered: per input pixel and 8 channels at a time,
-// the gradients of its owners, the windows that have the pixel as a tap, are added in (oh, ow)
-// order where the owner's index names the pixel, as masked values (0 + the matches, in the
-// scatter's order; adding +0.0 for the others leaves the bits alone since the sum starts at +0.0
-// and so is never -0.0). Each pixel is written once, a row at a time, with no zeroing pass and no
-// read-modify-write of a 4-byte-per-element accumulator the size of the image (3 MB for the ResNet
-// stem: past the L2). Each (window, tap) pair is tested once, so the matches equal the indices
-// other than -1 exactly when every index is one of its window's taps; otherwise the item is
-// scattered instead (which also reports bad indices).
+// ---- backward, channels-last gather ------------------------------------------------------------
+// Where a position has at most two owner windows along each axis (maxpool_cl_gather_applies: 2x2
+// and 3x3 windows at stride 2, ...), an item's gradInput is gathered instead of scattered: per
+// input pixel and 8 channels at a time, the gradients of its owners, the windows that have the
+// pixel as a tap, are added in (oh, ow) order where the owner's index names the pixel, as masked
+// values (0 + the matches, in the scatter's order; adding +0.0 for the others leaves the bits alone
+// since the sum starts at +0.0 and so is never -0.0). Each pixel is written once, a row at a time,
+// with no zeroing pass and no read-modify-write of a 4-byte-per-element accumulator the size of the
+// image (3 MB for the ResNet stem: past the L2). Each (window, tap) pair is tested once, so the
+// matches equal the indices other than -1 exactly when every index is one of its window's taps;
+// otherwise the item is scattered instead (which also reports bad indices).
 
 // The owners of each position x of an axis: the windows o (0 <= o < out) with x = o*s - pad + t*d
 // for a tap t < k, ascending, as first[x] .. first[x+1] in list (at most 2 a position).

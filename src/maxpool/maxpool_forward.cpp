@@ -317,11 +317,10 @@ POOLGRAD_FOR_ISA(forward_plane_range,
                   const Strided4 &idx, int64_t pb, int64_t pe, Arena scratch),
                  (p, x, out, idx, pb, pe, scratch))
 
-// ---- forward, channels-last (channel stride 1 in x, out and indices)
-// ------------------------------- Items are (n, oh) output rows. The window rows are read as float
-// rows of W*C values (converted once per item for 16-bit dtypes); each output position runs over
-// the taps 8 channels at a time. A window covers at most min(kH, H) input rows: the row tables are
-// sized by that, not by kH.
+// ---- forward, channels-last (channel stride 1 in x, out and indices) ---------------------------
+// Items are (n, oh) output rows. The window rows are read as float rows of W*C values (converted
+// once per item for 16-bit dtypes); each output position runs over the taps 8 channels at a time. A
+// window covers at most min(kH, H) input rows: the row tables are sized by that, not by kH.
 struct FwdClScratch {
   float *rows = nullptr, *best = nullptr;  // best: the item's output row, Wout * C (+ 8 slack)
   int64_t *bidx = nullptr;
