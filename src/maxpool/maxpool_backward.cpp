@@ -296,17 +296,22 @@ int64_t count_row_indices(const Strided4 &idx, int64_t n, int64_t c0, int64_t oh
   return count;
 }
 
-// 8 indices equal to pix, as 8 lane masks.
-__attribute__((target("avx2"))) inline __m256i match8(const int32_t *ip, const __m256i &pix32,
-                                                      const __m256i &) {
-  return _mm256_cmpeq_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(ip)), pix32);
+// pix in every lane of an index vector of I.
+template <class I>
+__attribute__((target("avx2"))) inline __m256i index_lanes(int64_t pix) {
+  if constexpr (sizeof(I) == 4) return _mm256_set1_epi32(static_cast<int32_t>(pix));
+  return _mm256_set1_epi64x(pix);
 }
-__attribute__((target("avx2"))) inline __m256i match8(const int64_t *ip, const __m256i &,
-                                                      const __m256i &pix64) {
+
+// The 8 indices at ip equal to pix (index_lanes), as 8 lane masks.
+__attribute__((target("avx2"))) inline __m256i match8(const int32_t *ip, const __m256i &pix) {
+  return _mm256_cmpeq_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(ip)), pix);
+}
+__attribute__((target("avx2"))) inline __m256i match8(const int64_t *ip, const __m256i &pix) {
   const __m256i lo =
-      _mm256_cmpeq_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(ip)), pix64);
+      _mm256_cmpeq_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(ip)), pix);
   const __m256i hi =
-      _mm256_cmpeq_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(ip + 4)), pix64);
+      _mm256_cmpeq_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(ip + 4)), pix);
   // The low halves of the 8 64-bit masks, in order.
   const __m256 packed = _mm256_shuffle_ps(_mm256_castsi256_ps(lo), _mm256_castsi256_ps(hi), 0x88);
   return _mm256_castpd_si256(_mm256_permute4x64_pd(_mm256_castps_pd(packed), 0xD8));
@@ -320,13 +325,12 @@ __attribute__((target("avx2,f16c"))) inline void gather_pixel_cl(const char *con
                                                                  int64_t pix, float *out,
                                                                  __m256i *hits) {
   constexpr int64_t esz = D == ACL_FLOAT ? 4 : 2;
-  const __m256i pix32 = _mm256_set1_epi32(static_cast<int32_t>(pix)),
-                pix64 = _mm256_set1_epi64x(pix);
+  const __m256i lanes = index_lanes<I>(pix);
   __m256i h = *hits;
   for (int64_t c = 0; c < cn; c += 8) {
     __m256 sum = _mm256_setzero_ps();
     for (int k = 0; k < NO; ++k) {
-      const __m256i m = match8(ip[k] + c, pix32, pix64);
+      const __m256i m = match8(ip[k] + c, lanes);
       sum =
           _mm256_add_ps(sum, _mm256_and_ps(_mm256_castsi256_ps(m), load8_f32<D>(gp[k] + c * esz)));
       h = _mm256_add_epi32(h, m);
