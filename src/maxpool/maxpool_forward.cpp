@@ -35,9 +35,11 @@ POOLGRAD_BODY void store_widened(int64_t *dst, const u8 &v) {
 }
 
 // One tap of the 8-lane window scan: the running maximum takes v where v is larger, or NaN (the
-// first maximum wins, the last NaN wins), and the index the tap's relative index ti.
+// first maximum wins, the last NaN wins), and the index the tap's relative index ti. kNoNan: the
+// caller knows no tap is NaN, and the NaN test (two of the step's five operations) is left out.
+template <bool kNoNan>
 POOLGRAD_BODY void scan_step(f8 &best, u8 &bidx, const f8 &v, const u8 &ti) {
-  const i8 take = (v > best) | (v != v);
+  const i8 take = kNoNan ? (v > best) : (v > best) | (v != v);
   best = take ? v : best;
   bidx = take ? ti : bidx;
 }
@@ -152,16 +154,23 @@ inline void scan_scalar(const float *plane, int64_t w, int64_t hs, int64_t m0, i
 }
 
 // Row `row` of W floats split by column phase: phase r's columns r, r + sW, ... go to
-// dst + r*phase_stride. Stride 2 (the common case) deinterleaves 16 columns at a time.
+// dst + r*phase_stride. Strides 2 (the common case) and 1 go 16 columns at a time. Lanes of `nan`
+// are set where a column was NaN (the scan leaves its NaN test out of planes without one).
 POOLGRAD_BODY void split_row(const float *row, int64_t W, int64_t sw, float *dst,
-                             int64_t phase_stride) {
+                             int64_t phase_stride, i8 &nan) {
   int64_t j = 0;
-  if (sw == 2) {
+  if (sw <= 2) {
     float *even = dst, *odd = dst + phase_stride;
     for (; j + 16 <= W; j += 16) {
       f8 a, b;
       LOADF8(a, row + j);
       LOADF8(b, row + j + 8);
+      nan |= (a != a) | (b != b);
+      if (sw == 1) {
+        std::memcpy(dst + j, &a, sizeof a);
+        std::memcpy(dst + j + 8, &b, sizeof b);
+        continue;
+      }
       // (__builtin_shufflevector: GCC 12+ and clang both have it.)
       const f8 e = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
       const f8 o = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
@@ -170,9 +179,64 @@ POOLGRAD_BODY void split_row(const float *row, int64_t W, int64_t sw, float *dst
     }
   }
   // The rest phase by phase (j is a multiple of sW here).
+  bool tail_nan = false;
   for (int64_t r = 0; r < sw && j + r < W; ++r) {
     float *const d = dst + r * phase_stride;
-    for (int64_t jj = j + r, t = j / sw; jj < W; jj += sw, ++t) d[t] = row[jj];
+    for (int64_t jj = j + r, t = j / sw; jj < W; jj += sw, ++t) {
+      d[t] = row[jj];
+      tail_nan |= row[jj] != row[jj];
+    }
+  }
+  if (tail_nan) nan[0] = -1;
+}
+
+// Whether any lane of v is set.
+POOLGRAD_BODY bool any_lane(const i8 &v) {
+  int32_t l[8];
+  std::memcpy(l, &v, sizeof l);
+  return (l[0] | l[1] | l[2] | l[3] | l[4] | l[5] | l[6] | l[7]) != 0;
+}
+
+// The interior outputs [ow, ow_hi) of one output row, 8 at a time; at = the split plane at the
+// row's first tap row. The last block may be partial: its extra lanes read the split buffer's
+// slack or the next row, and are stored into what later outputs overwrite (or the slack). The
+// scan keeps the winning tap's relative index; the block's first index (row_base + ow*sW) is added
+// once. Two blocks go through the taps together where there are two: each tap's compare and
+// blends wait on the previous tap's, and a second independent chain fills those cycles.
+template <bool kNoNan>
+POOLGRAD_BODY void scan_interior(const float *at, const int64_t *tap_at, const uint32_t *tap_index,
+                                 int64_t taps, int64_t ow, int64_t ow_hi, int64_t sw,
+                                 uint32_t row_base, const u8 &lane_off, float *orow,
+                                 int64_t *irow) {
+  for (; ow + 8 < ow_hi; ow += 16) {
+    f8 best0, best1;
+    LOADF8(best0, at + ow + tap_at[0]);
+    LOADF8(best1, at + ow + 8 + tap_at[0]);
+    u8 bidx0 = u8{} + tap_index[0], bidx1 = bidx0;
+    for (int64_t t = 1; t < taps; ++t) {
+      f8 v0, v1;
+      LOADF8(v0, at + ow + tap_at[t]);
+      LOADF8(v1, at + ow + 8 + tap_at[t]);
+      const u8 ti = u8{} + tap_index[t];
+      scan_step<kNoNan>(best0, bidx0, v0, ti);
+      scan_step<kNoNan>(best1, bidx1, v1, ti);
+    }
+    store_block(orow + ow, irow + ow, best0, bidx0, row_base + static_cast<uint32_t>(ow * sw),
+                lane_off);
+    store_block(orow + ow + 8, irow + ow + 8, best1, bidx1,
+                row_base + static_cast<uint32_t>((ow + 8) * sw), lane_off);
+  }
+  if (ow < ow_hi) {
+    f8 best;
+    LOADF8(best, at + ow + tap_at[0]);
+    u8 bidx = u8{} + tap_index[0];
+    for (int64_t t = 1; t < taps; ++t) {
+      f8 v;
+      LOADF8(v, at + ow + tap_at[t]);
+      scan_step<kNoNan>(best, bidx, v, u8{} + tap_index[t]);
+    }
+    store_block(orow + ow, irow + ow, best, bidx, row_base + static_cast<uint32_t>(ow * sw),
+                lane_off);
   }
 }
 
@@ -221,12 +285,14 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
     const int64_t n = pl / p.c, c = pl % p.c;
     const float *const plane =
         in_place ? reinterpret_cast<const float *>(elem(x, 4, n, c, 0, 0)) : planef;
+    i8 nan{};
     for (int64_t h = 0; h < p.h; ++h) {
       const float *rowbuf = plane + h * p.w;
       if (!in_place)
         row_to_f32(p.isa, p.dtype, elem(x, esz, n, c, h, 0), x.sw, p.w, planef + h * p.w);
-      split_row(rowbuf, p.w, a.sw, s.split + h * pw_len, hstride);
+      split_row(rowbuf, p.w, a.sw, s.split + h * pw_len, hstride, nan);
     }
+    const bool no_nan = !any_lane(nan);
     // The next plane is fetched while this one is computed, a share per output row (the split
     // above waited on memory for every line: a third of the time).
     SpreadPrefetch next;
@@ -258,45 +324,13 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
         const int64_t *const tap_at = full ? s.full_at : s.tap_at;
         const uint32_t *const tap_index = full ? s.full_index : s.tap_index;
         const int64_t row_at = full ? hs * pw_len : 0;  // the full table is relative to row hs
-        // 8 outputs at a time; the last block may be partial: its extra lanes read the split
-        // buffer's slack or the next row, and are stored into what later outputs overwrite (or
-        // the slack). The scan keeps the winning tap's relative index; the block's is added once.
-        // Two blocks go through the taps together where there are two: each tap's compare and
-        // blends wait on the previous tap's (about 6 cycles a tap), and a second independent
-        // chain fills those cycles.
         const uint32_t row_base = static_cast<uint32_t>(hs * p.w - a.pw);
-        for (; ow + 8 < ow_hi; ow += 16) {
-          const float *const at = s.split + row_at + ow;
-          f8 best0, best1;
-          LOADF8(best0, at + tap_at[0]);
-          LOADF8(best1, at + 8 + tap_at[0]);
-          u8 bidx0 = u8{} + tap_index[0], bidx1 = bidx0;
-          for (int64_t t = 1; t < taps; ++t) {
-            f8 v0, v1;
-            LOADF8(v0, at + tap_at[t]);
-            LOADF8(v1, at + 8 + tap_at[t]);
-            const u8 ti = u8{} + tap_index[t];
-            scan_step(best0, bidx0, v0, ti);
-            scan_step(best1, bidx1, v1, ti);
-          }
-          store_block(orow + ow, irow + ow, best0, bidx0,
-                      row_base + static_cast<uint32_t>(ow * a.sw), lane_off);
-          store_block(orow + ow + 8, irow + ow + 8, best1, bidx1,
-                      row_base + static_cast<uint32_t>((ow + 8) * a.sw), lane_off);
-        }
-        if (ow < ow_hi) {
-          const float *const at = s.split + row_at + ow;
-          f8 best;
-          LOADF8(best, at + tap_at[0]);
-          u8 bidx = u8{} + tap_index[0];
-          for (int64_t t = 1; t < taps; ++t) {
-            f8 v;
-            LOADF8(v, at + tap_at[t]);
-            scan_step(best, bidx, v, u8{} + tap_index[t]);
-          }
-          store_block(orow + ow, irow + ow, best, bidx, row_base + static_cast<uint32_t>(ow * a.sw),
-                      lane_off);
-        }
+        if (no_nan)
+          scan_interior<true>(s.split + row_at, tap_at, tap_index, taps, ow, ow_hi, a.sw, row_base,
+                              lane_off, orow, irow);
+        else
+          scan_interior<false>(s.split + row_at, tap_at, tap_index, taps, ow, ow_hi, a.sw, row_base,
+                               lane_off, orow, irow);
         ow = ow_hi;
       }
       for (; ow < p.wo; ++ow) scalar_at(ow);
