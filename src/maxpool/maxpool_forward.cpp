@@ -1,10 +1,10 @@
 // Max-pool 2-D forward kernels.
 //
 // Per (n, c) plane, the plane is converted to float32 and split by column phase (column j goes
-// to phase j % sW), so that for every tap the window starts of consecutive outputs are
+// to phase j % sW) in one pass, so that for every tap the window starts of consecutive outputs are
 // consecutive floats: the interior of each output row is computed 8 outputs at a time with
-// vector compares and blends, the borders by scalar code. Channels-last views (channel stride 1)
-// vectorise across channels instead.
+// vector compares and blends, the borders by scalar code, both from the split plane. Channels-last
+// views (channel stride 1) vectorise across channels instead.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -75,7 +75,8 @@ struct FwdPlaneScratch {
   float *split = nullptr;  // phases of the plane: phase r, row h, column j = x[h][r + j*sw]
   float *orow = nullptr;   // (8 floats of slack: blocks are stored whole)
   int64_t *irow = nullptr;
-  float *planef = nullptr;
+  float *rowf = nullptr;      // one input row as float32 (dtypes converted before the split)
+  int64_t *col_at = nullptr;  // column j's place in a split row: (j % sW) * phase + j / sW
   int64_t *qphase = nullptr, *qoff = nullptr;
   // An output row's taps (m0 <= m < m1, every q): where each reads in `split`, relative to the
   // block's first output, and its index relative to the block's: at most min(kH, H) * kW. The
@@ -84,7 +85,7 @@ struct FwdPlaneScratch {
   uint32_t *tap_index = nullptr, *full_index = nullptr;
 };
 
-// float32 planes that are dense row-major are read in place: no planef copy of them.
+// float32 planes that are dense row-major are split straight from x (no float row copy).
 bool fwd_plane_in_place(const MaxPoolParams &p, const Strided4 &x) {
   return p.dtype == ACL_FLOAT && x.plane_dense();
 }
@@ -116,7 +117,8 @@ void fwd_plane_layout(Arena &a, const MaxPoolParams &p, bool in_place, bool whol
   s->split = a.take<float>(phases * p.h * pw_len + 8);  // slack: the last vector may overhang
   s->orow = a.take<float>((whole_planes ? p.ho * p.wo : p.wo) + 8);
   s->irow = a.take<int64_t>((whole_planes ? p.ho * p.wo : p.wo) + 8);
-  s->planef = a.take<float>(in_place ? 0 : p.h * p.w);
+  s->rowf = a.take<float>(in_place ? 0 : p.w);
+  s->col_at = a.take<int64_t>(p.w);
   s->qphase = a.take<int64_t>(taps);
   s->qoff = a.take<int64_t>(taps);
   const int64_t rows = std::min(p.a.kh, p.h);
@@ -126,23 +128,23 @@ void fwd_plane_layout(Arena &a, const MaxPoolParams &p, bool in_place, bool whol
   s->full_index = a.take<uint32_t>(rows * taps);
 }
 
-// Scalar window scan over the float plane (borders, and planes too large for 32-bit vector
-// indices).
-inline void scan_scalar(const float *plane, int64_t w, int64_t hs, int64_t m0, int64_t m1,
-                        int64_t dh, int64_t ws, int64_t q0, int64_t q1, int64_t dw, float *best_out,
-                        int64_t *idx_out) {
+// Scalar window scan over the split plane (borders, and planes too large for 32-bit vector
+// indices): row ih, column iw is split[ih * pw_len + col_at[iw]].
+inline void scan_scalar(const float *split, const int64_t *col_at, int64_t pw_len, int64_t w,
+                        int64_t hs, int64_t m0, int64_t m1, int64_t dh, int64_t ws, int64_t q0,
+                        int64_t q1, int64_t dw, float *best_out, int64_t *idx_out) {
   float best = -std::numeric_limits<float>::infinity();
   int64_t bi = -1;
   if (m1 > m0 && q1 > q0) {
-    best = plane[(hs + m0 * dh) * w + ws + q0 * dw];
+    best = split[(hs + m0 * dh) * pw_len + col_at[ws + q0 * dw]];
     bi = (hs + m0 * dh) * w + ws + q0 * dw;
   }
   for (int64_t m = m0; m < m1; ++m) {
     const int64_t ih = hs + m * dh;
-    const float *row = plane + ih * w;
+    const float *row = split + ih * pw_len;
     for (int64_t q = q0; q < q1; ++q) {
       const int64_t iw = ws + q * dw;
-      const float v = row[iw];
+      const float v = row[col_at[iw]];
       // Branch-free select: the comparison is unpredictable on real data.
       const bool take = (v > best) | (v != v);
       best = take ? v : best;
@@ -240,6 +242,52 @@ POOLGRAD_BODY void scan_interior(const float *at, const int64_t *tap_at, const u
   }
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+// split_row for a dense 16-bit row at column stride 1 or 2, converting as it loads (row_to_f32's
+// conversion, without the float row between the two passes). Returns whether the row holds a NaN.
+template <aclDataType D>
+__attribute__((target("avx2,f16c"))) bool split_row16_avx2(const uint16_t *row, int64_t W,
+                                                           int64_t sw, float *dst,
+                                                           int64_t phase_stride) {
+  __m256 nan = _mm256_setzero_ps();
+  int64_t j = 0;
+  for (; j + 16 <= W; j += 16) {
+    const __m256 a = load8_f32<D>(row + j), b = load8_f32<D>(row + j + 8);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
+    if (sw == 1) {
+      _mm256_storeu_ps(dst + j, a);
+      _mm256_storeu_ps(dst + j + 8, b);
+      continue;
+    }
+    // a0 a2 b0 b2 | a4 a6 b4 b6, then 64-bit lanes 0, 2, 1, 3: a0 a2 a4 a6 b0 b2 b4 b6.
+    const __m256d e = _mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88));
+    const __m256d o = _mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xdd));
+    _mm256_storeu_ps(dst + j / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(e, 0xd8)));
+    _mm256_storeu_ps(dst + phase_stride + j / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(o, 0xd8)));
+  }
+  bool any = !_mm256_testz_ps(nan, nan);
+  float tail[16];  // the last W % 16 columns (j is a multiple of sW)
+  row_to_f32(Isa::kAvx2, D, row + j, 1, W - j, tail);
+  for (int64_t jj = j; jj < W; ++jj) {
+    const float v = tail[jj - j];
+    dst[(jj % sw) * phase_stride + jj / sw] = v;
+    any |= v != v;
+  }
+  return any;
+}
+
+bool split_row16(aclDataType dtype, const char *row, int64_t W, int64_t sw, float *dst,
+                 int64_t phase_stride) {
+  const uint16_t *const r = reinterpret_cast<const uint16_t *>(row);
+  return dtype == ACL_BF16 ? split_row16_avx2<ACL_BF16>(r, W, sw, dst, phase_stride)
+                           : split_row16_avx2<ACL_FLOAT16>(r, W, sw, dst, phase_stride);
+}
+#else
+bool split_row16(aclDataType, const char *, int64_t, int64_t, float *, int64_t) {
+  return false;  // never called: only the AVX2 plan takes this path
+}
+#endif
+
 POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Strided4 &x,
                                             const Strided4 &out, const Strided4 &idx, int64_t pb,
                                             int64_t pe, Arena scratch) {
@@ -251,7 +299,10 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
   const bool in_place = fwd_plane_in_place(p, x);
   FwdPlaneScratch s;
   fwd_plane_layout(scratch, p, in_place, nt, &s);
-  float *const planef = s.planef;
+  for (int64_t j = 0; j < p.w; ++j) s.col_at[j] = (j % a.sw) * hstride + j / a.sw;
+  // Dense 16-bit rows at column stride 1 or 2 are converted as they are split.
+  const bool split16 =
+      !in_place && p.dtype != ACL_FLOAT && p.isa == Isa::kAvx2 && x.sw == 1 && a.sw <= 2;
   const bool vec_ok = p.h * p.w <= INT32_MAX;
   int64_t ow_lo, ow_hi;
   interior_columns(p, &ow_lo, &ow_hi);
@@ -283,14 +334,18 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
   std::memcpy(&lane_off, lane_cols, sizeof lane_off);
   for (int64_t pl = pb; pl < pe; ++pl) {
     const int64_t n = pl / p.c, c = pl % p.c;
-    const float *const plane =
-        in_place ? reinterpret_cast<const float *>(elem(x, 4, n, c, 0, 0)) : planef;
     i8 nan{};
     for (int64_t h = 0; h < p.h; ++h) {
-      const float *rowbuf = plane + h * p.w;
-      if (!in_place)
-        row_to_f32(p.isa, p.dtype, elem(x, esz, n, c, h, 0), x.sw, p.w, planef + h * p.w);
-      split_row(rowbuf, p.w, a.sw, s.split + h * pw_len, hstride, nan);
+      const char *const row = elem(x, esz, n, c, h, 0);
+      float *const dst = s.split + h * pw_len;
+      if (in_place) {
+        split_row(reinterpret_cast<const float *>(row), p.w, a.sw, dst, hstride, nan);
+      } else if (split16) {
+        if (split_row16(p.dtype, row, p.w, a.sw, dst, hstride)) nan[0] = -1;
+      } else {
+        row_to_f32(p.isa, p.dtype, row, x.sw, p.w, s.rowf);
+        split_row(s.rowf, p.w, a.sw, dst, hstride, nan);
+      }
     }
     const bool no_nan = !any_lane(nan);
     // The next plane is fetched while this one is computed, a share per output row (the split
@@ -310,7 +365,8 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
         const int64_t ws = ow * a.sw - a.pw;
         int64_t q0, q1, bi;
         tap_range(ws, a.kw, a.dw, p.w, &q0, &q1);
-        scan_scalar(plane, p.w, hs, m0, m1, a.dh, ws, q0, q1, a.dw, &orow[ow], &bi);
+        scan_scalar(s.split, s.col_at, pw_len, p.w, hs, m0, m1, a.dh, ws, q0, q1, a.dw, &orow[ow],
+                    &bi);
         irow[ow] = bi;
       };
       int64_t ow = 0;
