@@ -129,7 +129,9 @@ void fwd_plane_layout(Arena &a, const MaxPoolParams &p, bool in_place, bool whol
 }
 
 // Scalar window scan over the split plane (borders, and planes too large for 32-bit vector
-// indices): row ih, column iw is split[ih * pw_len + col_at[iw]].
+// indices): row ih, column iw is split[ih * pw_len + col_at[iw]]. kNoNan as in scan_step: without
+// the NaN test the selects compile to a max and a conditional move; with it, to branches.
+template <bool kNoNan>
 inline void scan_scalar(const float *split, const int64_t *col_at, int64_t pw_len, int64_t w,
                         int64_t hs, int64_t m0, int64_t m1, int64_t dh, int64_t ws, int64_t q0,
                         int64_t q1, int64_t dw, float *best_out, int64_t *idx_out) {
@@ -145,10 +147,9 @@ inline void scan_scalar(const float *split, const int64_t *col_at, int64_t pw_le
     for (int64_t q = q0; q < q1; ++q) {
       const int64_t iw = ws + q * dw;
       const float v = row[col_at[iw]];
-      // Branch-free select: the comparison is unpredictable on real data.
-      const bool take = (v > best) | (v != v);
-      best = take ? v : best;
+      const bool take = kNoNan ? v > best : (v > best) | (v != v);
       bi = take ? ih * w + iw : bi;
+      best = take ? v : best;
     }
   }
   *best_out = best;
@@ -365,8 +366,12 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
         const int64_t ws = ow * a.sw - a.pw;
         int64_t q0, q1, bi;
         tap_range(ws, a.kw, a.dw, p.w, &q0, &q1);
-        scan_scalar(s.split, s.col_at, pw_len, p.w, hs, m0, m1, a.dh, ws, q0, q1, a.dw, &orow[ow],
-                    &bi);
+        if (no_nan)
+          scan_scalar<true>(s.split, s.col_at, pw_len, p.w, hs, m0, m1, a.dh, ws, q0, q1, a.dw,
+                            &orow[ow], &bi);
+        else
+          scan_scalar<false>(s.split, s.col_at, pw_len, p.w, hs, m0, m1, a.dh, ws, q0, q1, a.dw,
+                             &orow[ow], &bi);
         irow[ow] = bi;
       };
       int64_t ow = 0;
