@@ -423,6 +423,9 @@ struct FwdClScratch {
   // One output position's taps in scan order: where each reads (channel 0) and its index.
   const float **tap_src = nullptr;
   uint32_t *tap_index = nullptr;
+  // Per input row ih: the image whose row ih was last checked for NaN (-1: none), and the result.
+  int64_t *nan_tag = nullptr;
+  bool *nan_row = nullptr;
 };
 
 bool fwd_cl_direct(const MaxPoolParams &p, const Strided4 &x) {
@@ -442,6 +445,41 @@ void fwd_cl_layout(Arena &a, const MaxPoolParams &p, bool direct, FwdClScratch *
   s->rowp = a.take<const float *>(rows);
   s->tap_src = a.take<const float *>(rows * cols);
   s->tap_index = a.take<uint32_t>(rows * cols);
+  s->nan_tag = a.take<int64_t>(p.h);
+  s->nan_row = a.take<bool>(p.h);
+}
+
+// Whether any of the n floats is NaN.
+POOLGRAD_BODY bool any_nan(const float *v, int64_t n) {
+  i8 acc{};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    f8 a, b;
+    LOADF8(a, v + i);
+    LOADF8(b, v + i + 8);
+    acc |= (a != a) | (b != b);
+  }
+  bool any = any_lane(acc);
+  for (; i < n; ++i) any |= v[i] != v[i];
+  return any;
+}
+
+// Channels [0, c_end) (a multiple of 8) of one output position, 8 at a time over its taps.
+template <bool kNoNan>
+POOLGRAD_BODY void scan_channels(const float *const *tap_src, const uint32_t *tap_index,
+                                 int64_t taps, int64_t c_end, float *best, int64_t *bidx) {
+  for (int64_t c = 0; c < c_end; c += 8) {
+    f8 bb;
+    LOADF8(bb, tap_src[0] + c);
+    u8 bi = u8{} + tap_index[0];
+    for (int64_t t = 1; t < taps; ++t) {
+      f8 v;
+      LOADF8(v, tap_src[t] + c);
+      scan_step<kNoNan>(bb, bi, v, u8{} + tap_index[t]);
+    }
+    std::memcpy(best + c, &bb, sizeof bb);
+    store_widened(bidx + c, bi);
+  }
 }
 
 // Outputs larger than the caches are written with streaming stores where each item's row is
@@ -463,6 +501,7 @@ POOLGRAD_BODY void forward_cl_range_body(const MaxPoolParams &p, const Strided4 
   FwdClScratch s;
   fwd_cl_layout(scratch, p, f32, &s);
   const bool small = p.h * p.w <= INT32_MAX;
+  for (int64_t h = 0; h < p.h; ++h) s.nan_tag[h] = -1;
   for (int64_t item = ib; item < ie; ++item) {
     const int64_t n = item / p.ho, oh = item % p.ho;
     const int64_t hs = oh * a.sh - a.ph;
@@ -480,6 +519,17 @@ POOLGRAD_BODY void forward_cl_range_body(const MaxPoolParams &p, const Strided4 
           row_to_f32(p.isa, p.dtype, elem(x, esz, n, 0, ih, iw), 1, C, dst + iw * C);
         rowp[m - m0] = dst;
       }
+    }
+    // The scan leaves its NaN test out where the window rows hold no NaN (each row checked once
+    // an image).
+    bool no_nan = true;
+    for (int64_t m = m0; m < m1; ++m) {
+      const int64_t ih = hs + m * a.dh;
+      if (s.nan_tag[ih] != n) {
+        s.nan_tag[ih] = n;
+        s.nan_row[ih] = any_nan(rowp[m - m0], p.w * C);
+      }
+      no_nan &= !s.nan_row[ih];
     }
     // The rows the next item reads that this one does not are fetched into L2 over this item's
     // positions (the scan otherwise waits on memory for half its loads).
@@ -516,23 +566,14 @@ POOLGRAD_BODY void forward_cl_range_body(const MaxPoolParams &p, const Strided4 
         }
         continue;
       }
-      int64_t c = 0;
       // 8 channels at a time over the taps, the first tap initialising (larger, or NaN, replaces:
       // the first maximum wins, the last NaN wins).
-      for (; small && c + 8 <= C; c += 8) {
-        f8 bb;
-        LOADF8(bb, s.tap_src[0] + c);
-        u8 bi = u8{} + s.tap_index[0];
-        for (int64_t t = 1; t < taps; ++t) {
-          f8 v;
-          LOADF8(v, s.tap_src[t] + c);
-          const i8 take = (v > bb) | (v != v);
-          bb = take ? v : bb;
-          bi = take ? (u8{} + s.tap_index[t]) : bi;
-        }
-        std::memcpy(best + c, &bb, sizeof bb);
-        store_widened(bidx + c, bi);
-      }
+      const int64_t c8 = small ? C / 8 * 8 : 0;
+      if (no_nan)
+        scan_channels<true>(s.tap_src, s.tap_index, taps, c8, best, bidx);
+      else
+        scan_channels<false>(s.tap_src, s.tap_index, taps, c8, best, bidx);
+      int64_t c = c8;
       // The remaining channels one at a time (and planes too large for 32-bit vector indices).
       for (; c < C; ++c) {
         float bv = s.tap_src[0][c];
