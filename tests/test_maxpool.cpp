@@ -671,13 +671,13 @@ TEST(MaxPoolNumerics, ForwardOneNaNAnywhere) {
                                  ACL_FORMAT_NCHW)
                     : HostTensor({1, C, h, w}, t);
         };
-        for (int64_t at = -1; at < C * H * W; ++at) {  // -1: no NaN
+        for (int64_t at = -1; at < H * W; ++at) {  // pixel `at`, channel at % C; -1: no NaN
           SCOPED_TRACE(testing::Message()
                        << "cl=" << cl << " dt=" << dt << " stride=" << stride << " nan at " << at);
           HostTensor x = make(H, W, dt), out = make(ho, wo, dt), idx = make(ho, wo, ACL_INT64);
           std::vector<float> xd(C * H * W);
           for (int64_t i = 0; i < C * H * W; ++i) {
-            xd[i] = i == at ? std::nanf("") : static_cast<float>(small(rng));
+            xd[i] = at >= 0 && i == at % C * H * W + at ? std::nanf("") : float(small(rng));
             x.set(i, xd[i]);
           }
           IntArray k({3}), s({stride}), p({1}), d({1});
