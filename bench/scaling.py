@@ -99,8 +99,9 @@ def main():
         "no locks, no atomics, and each output element is written by one part, so results are "
         "bitwise identical for any thread count.",
         "- Max pool 2-D, planes (NCHW): items are the N*C planes; scratch per part is the split plane "
-        "(H*W floats), a float copy for 16-bit data and, when outputs are streamed, one output plane "
-        "(Hout*Wout values and indices): ~150 KB for the ResNet stem, 19 MB at 128 threads.",
+        "(H*W floats), a column table (W entries), one float row for strided 16-bit data and, when "
+        "outputs are streamed, one output plane (Hout*Wout values and indices): ~90 KB for the "
+        "ResNet stem, 11 MB at 128 threads.",
         "- Max pool 2-D, channels-last: forward items are (n, output row), backward items (n, block of "
         "channels) sized so that there are at least 4 per thread. The backward gather writes an item "
         "one input row at a time (W x block floats of scratch, 28 KB for the ResNet stem); the "
