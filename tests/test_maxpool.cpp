@@ -652,54 +652,56 @@ TEST(MaxPoolNumerics, TiesFirstWinsNaNLastWins) {
 
 // The forwards leave the NaN test out of their window scans where the input holds no NaN: the
 // plane forward per plane, the channels-last forward per window row. One NaN anywhere (the plane
-// split's vector part, its scalar tail at W = 37, either column phase, a border column, any
-// channel) must switch it back on. Values are small integers: ties everywhere.
+// split's vector part, its scalar tail at W = 37, a plane narrower than 16 columns, either column
+// phase, a border column, any channel) must switch it back on. Values are small integers: ties
+// everywhere.
 TEST(MaxPoolNumerics, ForwardOneNaNAnywhere) {
-  const int64_t H = 9, W = 37;
+  const int64_t H = 9;
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> small(-3, 3);
-  for (const bool cl : {false, true})
-    for (aclDataType dt : {ACL_FLOAT, ACL_BF16, ACL_FLOAT16})
-      for (int64_t stride : {1, 2}) {
-        const int64_t C = cl ? 8 : 1;
-        const PoolRef a{3, 3, stride, stride, 1, 1, 1, 1, false};
-        const int64_t ho = ref_out_size(H, 3, stride, 1, 1, false);
-        const int64_t wo = ref_out_size(W, 3, stride, 1, 1, false);
-        // Channels-last: channel stride 1 in x, out and indices (the channels-last kernels).
-        auto make = [&](int64_t h, int64_t w, aclDataType t) {
-          return cl ? HostTensor({1, C, h, w}, {h * w * C, 1, w * C, C}, 0, C * h * w, t,
-                                 ACL_FORMAT_NCHW)
-                    : HostTensor({1, C, h, w}, t);
-        };
-        for (int64_t at = -1; at < H * W; ++at) {  // pixel `at`, channel at % C; -1: no NaN
-          SCOPED_TRACE(testing::Message()
-                       << "cl=" << cl << " dt=" << dt << " stride=" << stride << " nan at " << at);
-          HostTensor x = make(H, W, dt), out = make(ho, wo, dt), idx = make(ho, wo, ACL_INT64);
-          std::vector<float> xd(C * H * W);
-          for (int64_t i = 0; i < C * H * W; ++i) {
-            xd[i] = at >= 0 && i == at % C * H * W + at ? std::nanf("") : float(small(rng));
-            x.set(i, xd[i]);
-          }
-          IntArray k({3}), s({stride}), p({1}), d({1});
-          uint64_t ws;
-          aclOpExecutor *ex;
-          ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
-                                                              idx.t(), &ws, &ex),
-                    ACLNN_SUCCESS);
-          ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr),
-                    ACLNN_SUCCESS);
-          std::vector<float> rout;
-          std::vector<int64_t> ridx;
-          ref_forward(xd, C, H, W, a, ho, wo, &rout, &ridx);
-          for (int64_t o = 0; o < C * ho * wo; ++o) {
-            ASSERT_EQ(std::isnan(out.get(o)), std::isnan(rout[o])) << "pos " << o;
-            if (!std::isnan(rout[o])) {
-              ASSERT_EQ(out.get(o), rout[o]) << "pos " << o;
+  for (const int64_t W : {37, 11})  // 11: a plane narrower than the split's 16-column step
+    for (const bool cl : {false, true})
+      for (aclDataType dt : {ACL_FLOAT, ACL_BF16, ACL_FLOAT16})
+        for (int64_t stride : {1, 2}) {
+          const int64_t C = cl ? 8 : 1;
+          const PoolRef a{3, 3, stride, stride, 1, 1, 1, 1, false};
+          const int64_t ho = ref_out_size(H, 3, stride, 1, 1, false);
+          const int64_t wo = ref_out_size(W, 3, stride, 1, 1, false);
+          // Channels-last: channel stride 1 in x, out and indices (the channels-last kernels).
+          auto make = [&](int64_t h, int64_t w, aclDataType t) {
+            return cl ? HostTensor({1, C, h, w}, {h * w * C, 1, w * C, C}, 0, C * h * w, t,
+                                   ACL_FORMAT_NCHW)
+                      : HostTensor({1, C, h, w}, t);
+          };
+          for (int64_t at = -1; at < H * W; ++at) {  // pixel `at`, channel at % C; -1: no NaN
+            SCOPED_TRACE(testing::Message() << "W=" << W << " cl=" << cl << " dt=" << dt
+                                            << " stride=" << stride << " nan at " << at);
+            HostTensor x = make(H, W, dt), out = make(ho, wo, dt), idx = make(ho, wo, ACL_INT64);
+            std::vector<float> xd(C * H * W);
+            for (int64_t i = 0; i < C * H * W; ++i) {
+              xd[i] = at >= 0 && i == at % C * H * W + at ? std::nanf("") : float(small(rng));
+              x.set(i, xd[i]);
             }
-            ASSERT_EQ(idx.get_int(o), ridx[o]) << "pos " << o;
+            IntArray k({3}), s({stride}), p({1}), d({1});
+            uint64_t ws;
+            aclOpExecutor *ex;
+            ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
+                                                                idx.t(), &ws, &ex),
+                      ACLNN_SUCCESS);
+            ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr),
+                      ACLNN_SUCCESS);
+            std::vector<float> rout;
+            std::vector<int64_t> ridx;
+            ref_forward(xd, C, H, W, a, ho, wo, &rout, &ridx);
+            for (int64_t o = 0; o < C * ho * wo; ++o) {
+              ASSERT_EQ(std::isnan(out.get(o)), std::isnan(rout[o])) << "pos " << o;
+              if (!std::isnan(rout[o])) {
+                ASSERT_EQ(out.get(o), rout[o]) << "pos " << o;
+              }
+              ASSERT_EQ(idx.get_int(o), ridx[o]) << "pos " << o;
+            }
           }
         }
-      }
 }
 
 TEST(MaxPoolNumerics, WorkedExampleFromCannSample) {
