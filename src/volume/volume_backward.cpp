@@ -1,11 +1,12 @@
 // The volume backward (3-D max pooling and adaptive max pooling 3-D): per (n, c) volume, a float32
-// accumulator (the thread's scratch) is zeroed, gradOutput is scattered into it through the stored
-// indices in (od, oh, ow) order (PyTorch's CPU order: float32 sums are bitwise equal), and it is
-// written out once, rounded to the dtype. Each volume belongs to one thread, so the bits do not
-// depend on the thread count.
+// accumulator (the thread's scratch, or a small float32 gradInput itself) is zeroed, gradOutput is
+// scattered into it through the stored indices in (od, oh, ow) order (PyTorch's CPU order: float32
+// sums are bitwise equal), and it is written out once, rounded to the dtype. Each volume belongs to
+// one thread, so the bits do not depend on the thread count.
 #include <cstring>
 #include <new>
 
+#include "../core/prefetch.h"
 #include "../core/scatter.h"
 #include "../core/simd.h"
 #include "volume_kernels.h"
@@ -37,8 +38,16 @@ void backward_range(const VolumeParams &p, const Strided5 &gy, const Strided5 &i
   // Streaming stores pay off for volumes of some size (the max-pool backward's measurement).
   const bool nt = !p.serial && dhw * esz >= 8192;
   const bool dense = gx.sw == 1 && gx.sh == W && gx.sd == H * W;
+  // A dense float32 gradInput small enough to stay in cache (half the L3 kPrefetchMinBytes stands
+  // for) is its own accumulator: each volume is zeroed and scattered into in place, with no
+  // write-out pass (overlap-3d: 0.30 -> 0.14 ms). Larger ones keep the scratch accumulator and the
+  // streaming write-out: zeroing them in place first reads every line from memory
+  // (video-adaptive3d: 0.84 -> 1.28 ms in place).
+  const bool direct =
+      p.dtype == ACL_FLOAT && dense && !p.serial && p.n * p.c * dhw * 4 <= kPrefetchMinBytes / 2;
   for (int64_t v = b; v < e; ++v) {
     const int64_t n = v / p.c, c = v % p.c;
+    if (direct) acc = reinterpret_cast<float *>(volume_at(gx, 4, n, c, 0, 0, 0));
     std::memset(acc, 0, static_cast<size_t>(dhw) * 4);
     for (int64_t od = 0; od < dout; ++od)
       for (int64_t oh = 0; oh < hout; ++oh) {
@@ -54,6 +63,7 @@ void backward_range(const VolumeParams &p, const Strided5 &gy, const Strided5 &i
           scatter_checked(acc, gr, reinterpret_cast<const int64_t *>(ix), idx.sw, wout, dhw, pos0,
                           err);
       }
+    if (direct) continue;
     if (dense) {
       row_from_f32(p.isa, p.dtype, acc, volume_at(gx, esz, n, c, 0, 0, 0), 1, dhw, nt);
     } else {
