@@ -154,10 +154,15 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
   const bool plane_nt = nt && hw * esz >= 8192;
   const bool prefetch =
       p.n * p.c * run * (esz + isz) >= kPrefetchMinBytes && run * (esz + isz) <= (64 << 10);
-  float *acc, *grow;
-  bwd_plane_layout(scratch, p, whole, &acc, &grow);
+  float *acc_scratch, *grow;
+  bwd_plane_layout(scratch, p, whole, &acc_scratch, &grow);
+  // A dense float32 gradInput that stays in cache (kInPlaceMaxBytes) is its own accumulator: no
+  // write-out pass (dilated: 1.00 -> 0.88 ms at 2 threads, int64 indices).
+  const bool direct = p.dtype == ACL_FLOAT && gx.plane_dense() && !p.serial &&
+                      p.n * p.c * (hw * 4 + p.ho * p.wo * (esz + isz)) <= kInPlaceMaxBytes;
   for (int64_t pl = pb; pl < pe; ++pl) {
     const int64_t n = pl / p.c, c = pl % p.c;
+    float *const acc = direct ? reinterpret_cast<float *>(elem(gx, 4, n, c, 0, 0)) : acc_scratch;
     if (whole) {
       const float *g = grow;
       if (p.dtype == ACL_FLOAT)
@@ -221,6 +226,7 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
                           bt);
       }
     }
+    if (direct) continue;
     if (gx.plane_dense()) {
       row_from_f32(p.isa, p.dtype, acc, elem(gx, esz, n, c, 0, 0), 1, hw, plane_nt);
     } else {

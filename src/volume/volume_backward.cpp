@@ -38,13 +38,11 @@ void backward_range(const VolumeParams &p, const Strided5 &gy, const Strided5 &i
   // Streaming stores pay off for volumes of some size (the max-pool backward's measurement).
   const bool nt = !p.serial && dhw * esz >= 8192;
   const bool dense = gx.sw == 1 && gx.sh == W && gx.sd == H * W;
-  // A dense float32 gradInput small enough to stay in cache (half the L3 kPrefetchMinBytes stands
-  // for) is its own accumulator: each volume is zeroed and scattered into in place, with no
-  // write-out pass (overlap-3d: 0.30 -> 0.14 ms). Larger ones keep the scratch accumulator and the
-  // streaming write-out: zeroing them in place first reads every line from memory
-  // (video-adaptive3d: 0.84 -> 1.28 ms in place).
-  const bool direct =
-      p.dtype == ACL_FLOAT && dense && !p.serial && p.n * p.c * dhw * 4 <= kPrefetchMinBytes / 2;
+  // A dense float32 gradInput that stays in cache (kInPlaceMaxBytes) is its own accumulator: each
+  // volume is zeroed and scattered into in place, with no write-out pass (overlap-3d: 0.30 -> 0.14
+  // ms). Larger ones keep the scratch accumulator and the streaming write-out.
+  const bool direct = p.dtype == ACL_FLOAT && dense && !p.serial &&
+                      p.n * p.c * (dhw * 4 + dout * hout * wout * (esz + isz)) <= kInPlaceMaxBytes;
   for (int64_t v = b; v < e; ++v) {
     const int64_t n = v / p.c, c = v % p.c;
     if (direct) acc = reinterpret_cast<float *>(volume_at(gx, 4, n, c, 0, 0, 0));
