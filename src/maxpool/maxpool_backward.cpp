@@ -157,7 +157,7 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
   float *acc_scratch, *grow;
   bwd_plane_layout(scratch, p, whole, &acc_scratch, &grow);
   // A dense float32 gradInput that stays in cache (kInPlaceMaxBytes) is its own accumulator: no
-  // write-out pass (dilated: 1.00 -> 0.88 ms at 2 threads, int64 indices).
+  // write-out pass (adaptive-overlap, which runs this kernel: 0.172 -> 0.110 ms at 2 threads).
   const bool direct = p.dtype == ACL_FLOAT && gx.plane_dense() && !p.serial &&
                       p.n * p.c * (hw * 4 + p.ho * p.wo * (esz + isz)) <= kInPlaceMaxBytes;
   for (int64_t pl = pb; pl < pe; ++pl) {
