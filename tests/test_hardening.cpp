@@ -15,6 +15,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
 #include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
 #include "poolgrad/poolgrad.h"
@@ -222,6 +223,51 @@ TEST(Hardening, WorkspaceIsProportionalToTheDataNotToAttributes) {
     ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
         << last_msg();
   }
+}
+
+// A backward into a small dense float32 gradInput scatters into gradInput itself: phase 1 reserves
+// no accumulator (a 256x256 plane or 64^3 volume would take 256 KB / 1 MB a thread); a bfloat16
+// gradInput, or a strided float32 one, still gets one.
+TEST(Hardening, InPlaceBackwardReservesNoAccumulator) {
+  uint64_t ws;
+  aclOpExecutor *ex;
+  IntArray k({2}), s({2}), p({0}), d({1}), k3({2, 2, 2}), s3({2, 2, 2}), p3({0, 0, 0}),
+      d3({1, 1, 1});
+  auto plane_ws = [&](aclDataType dt, aclTensor *gx) {
+    HostTensor gy({1, 1, 128, 128}, dt), self({1, 1, 256, 256}, dt),
+        idx({1, 1, 128, 128}, ACL_INT64);
+    EXPECT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k, s, p,
+                                                                d, false, gx, &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    aclDestroyAclOpExecutor(ex);
+    return ws;
+  };
+  HostTensor gx32({1, 1, 256, 256}, ACL_FLOAT), gx16({1, 1, 256, 256}, ACL_BF16);
+  EXPECT_LT(plane_ws(ACL_FLOAT, gx32.t()), 256u * 256 * 4);
+  EXPECT_GE(plane_ws(ACL_BF16, gx16.t()), 256u * 256 * 4);
+  // A float32 gradInput with a column stride of 2: the accumulator is written out to it.
+  std::vector<float> wide(256 * 512);
+  const int64_t shape[4] = {1, 1, 256, 256}, strides[4] = {256 * 512, 256 * 512, 512, 2},
+                storage = 256 * 512;
+  aclTensor *strided =
+      aclCreateTensor(shape, 4, ACL_FLOAT, strides, 0, ACL_FORMAT_NCHW, &storage, 1, wide.data());
+  EXPECT_GE(plane_ws(ACL_FLOAT, strided), 256u * 256 * 4);
+  aclDestroyTensor(strided);
+  auto volume_ws = [&](aclDataType dt) {
+    HostTensor gy({1, 1, 32, 32, 32}, dt, ACL_FORMAT_NCDHW),
+        self({1, 1, 64, 64, 64}, dt, ACL_FORMAT_NCDHW),
+        idx({1, 1, 32, 32, 32}, ACL_INT32, ACL_FORMAT_NCDHW),
+        gx({1, 1, 64, 64, 64}, dt, ACL_FORMAT_NCDHW);
+    EXPECT_EQ(aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k3, s3,
+                                                               p3, d3, false, gx.t(), &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    aclDestroyAclOpExecutor(ex);
+    return ws;
+  };
+  EXPECT_LT(volume_ws(ACL_FLOAT), 64u * 64 * 64 * 4);
+  EXPECT_GE(volume_ws(ACL_BF16), 64u * 64 * 64 * 4);
 }
 
 // Phase 2 allocates nothing on the heap for any operator: the kernels' scratch is the workspace.

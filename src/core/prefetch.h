@@ -21,6 +21,17 @@ constexpr int64_t kPrefetchMinBytes = int64_t(32) << 20;
 // 0.84 -> 1.28 ms in place; the 25 MB chw-single backward 1.09 -> 1.46 ms at 1 thread).
 constexpr int64_t kInPlaceMaxBytes = kPrefetchMinBytes / 2;
 
+// Whether a backward uses its gradInput as its accumulator: a dense float32 one (the accumulator's
+// own layout and dtype) that does not overlap itself, in a call whose `items` planes or volumes of
+// `in_elems` float32 inputs and `out_elems` outputs (gradOutput + index bytes `out_bytes` each)
+// stay within kInPlaceMaxBytes. One rule for the 2-D and 3-D backwards, in phase 1 (no scratch
+// accumulator is reserved) and in the kernel.
+inline bool scatter_in_place(bool dense_float32, bool serial, int64_t items, int64_t in_elems,
+                             int64_t out_elems, int64_t out_bytes) {
+  return dense_float32 && !serial &&
+         items * (in_elems * 4 + out_elems * out_bytes) <= kInPlaceMaxBytes;
+}
+
 class SpreadPrefetch {
  public:
   SpreadPrefetch() = default;

@@ -133,11 +133,20 @@ bool gather_k2s2(const MaxPoolParams &p, float *acc, const float *g, const int32
 #endif
 }
 
-// A thread's scratch for the plane backward: the float accumulator plane and one gradOutput run
-// as float32 (a whole plane's ho*wo values where gradOutput and indices planes are dense).
-void bwd_plane_layout(Arena &a, const MaxPoolParams &p, bool whole, float **acc, float **grow) {
-  *acc = a.take<float>(p.h * p.w);
-  *grow = a.take<float>(whole ? p.ho * p.wo : p.wo);
+// A dense float32 gradInput that stays in cache is its own accumulator (scatter_in_place): no
+// write-out pass (adaptive-overlap, which runs this kernel: 0.172 -> 0.110 ms at 2 threads).
+bool plane_in_place(const MaxPoolParams &p, const Strided4 &gx) {
+  return scatter_in_place(p.dtype == ACL_FLOAT && gx.plane_dense(), p.serial, p.n * p.c, p.h * p.w,
+                          p.ho * p.wo, dtype_size(p.dtype) + dtype_size(p.index_dtype));
+}
+
+// A thread's scratch for the plane backward: the float accumulator plane (none where gradInput is
+// the accumulator) and one gradOutput run as float32 (a whole plane's ho*wo values where
+// gradOutput and indices planes are dense; none where such a plane is float32, read in place).
+void bwd_plane_layout(Arena &a, const MaxPoolParams &p, bool whole, bool in_place, float **acc,
+                      float **grow) {
+  *acc = a.take<float>(in_place ? 0 : p.h * p.w);
+  *grow = a.take<float>(!whole ? p.wo : p.dtype == ACL_FLOAT ? 0 : p.ho * p.wo);
 }
 
 void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
@@ -154,12 +163,9 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
   const bool plane_nt = nt && hw * esz >= 8192;
   const bool prefetch =
       p.n * p.c * run * (esz + isz) >= kPrefetchMinBytes && run * (esz + isz) <= (64 << 10);
+  const bool direct = plane_in_place(p, gx);
   float *acc_scratch, *grow;
-  bwd_plane_layout(scratch, p, whole, &acc_scratch, &grow);
-  // A dense float32 gradInput that stays in cache (kInPlaceMaxBytes) is its own accumulator: no
-  // write-out pass (adaptive-overlap, which runs this kernel: 0.172 -> 0.110 ms at 2 threads).
-  const bool direct = p.dtype == ACL_FLOAT && gx.plane_dense() && !p.serial &&
-                      p.n * p.c * (hw * 4 + p.ho * p.wo * (esz + isz)) <= kInPlaceMaxBytes;
+  bwd_plane_layout(scratch, p, whole, direct, &acc_scratch, &grow);
   for (int64_t pl = pb; pl < pe; ++pl) {
     const int64_t n = pl / p.c, c = pl % p.c;
     float *const acc = direct ? reinterpret_cast<float *>(elem(gx, 4, n, c, 0, 0)) : acc_scratch;
@@ -514,13 +520,13 @@ int64_t bwd_cl_block(const MaxPoolParams &p) {
 
 int64_t bwd_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
                    const Strided4 &gx, void *workspace, bool gather, BadIndex *bad) {
-  const bool whole = whole_planes(p, gy, idx);
+  const bool whole = whole_planes(p, gy, idx), in_place = plane_in_place(p, gx);
   const bool nt = !p.serial;  // streaming stores only where gradInput has no aliasing
   return run_parts(
       p, p.n * p.c, workspace,
       [&](Arena &a) {
         float *acc, *grow;
-        bwd_plane_layout(a, p, whole, &acc, &grow);
+        bwd_plane_layout(a, p, whole, in_place, &acc, &grow);
       },
       [&](int64_t b, int64_t e, Arena a, FirstError *bt) {
         backward_plane_range(p, gy, idx, gx, b, e, nt, gather, bt, a);

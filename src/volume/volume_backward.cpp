@@ -15,34 +15,45 @@ namespace poolgrad {
 
 namespace {
 
-void layout(Arena &a, const VolumeParams &p, bool in_place, float **acc, float **grow) {
-  *acc = a.take<float>(p.volume());
-  *grow = a.take<float>(in_place ? 0 : p.ax[2].out);
+bool dense_volumes(const VolumeParams &p, const Strided5 &gx) {
+  return gx.sw == 1 && gx.sh == p.ax[2].in && gx.sd == p.ax[1].in * p.ax[2].in;
 }
 
-int64_t part_bytes(const VolumeParams &p, bool in_place) {
+// A dense float32 gradInput that stays in cache is its own accumulator (scatter_in_place): each
+// volume is zeroed and scattered into in place, with no write-out pass (overlap-3d: 0.30 -> 0.14
+// ms). Larger ones keep the scratch accumulator and the streaming write-out.
+bool volume_in_place(const VolumeParams &p, const Strided5 &gx) {
+  const int64_t outs = p.ax[0].out * p.ax[1].out * p.ax[2].out;
+  return scatter_in_place(p.dtype == ACL_FLOAT && dense_volumes(p, gx), p.serial, p.n * p.c,
+                          p.volume(), outs, dtype_size(p.dtype) + dtype_size(p.index_dtype));
+}
+
+// A thread's scratch: the float32 accumulator volume (none where gradInput is the accumulator)
+// and one gradOutput row as float32 (none where gradOutput's rows are read where they are).
+void layout(Arena &a, const VolumeParams &p, bool rows_direct, bool direct, float **acc,
+            float **grow) {
+  *acc = a.take<float>(direct ? 0 : p.volume());
+  *grow = a.take<float>(rows_direct ? 0 : p.ax[2].out);
+}
+
+int64_t part_bytes(const VolumeParams &p, const Strided5 &gy, const Strided5 &gx) {
   return layout_bytes([&](Arena &a) {
     float *acc, *grow;
-    layout(a, p, in_place, &acc, &grow);
+    layout(a, p, rows_in_place(p, gy), volume_in_place(p, gx), &acc, &grow);
   });
 }
 
 void backward_range(const VolumeParams &p, const Strided5 &gy, const Strided5 &idx,
                     const Strided5 &gx, int64_t b, int64_t e, Arena arena, FirstError *err) {
-  const bool in_place = rows_in_place(p, gy);
+  const bool in_place = rows_in_place(p, gy), direct = volume_in_place(p, gx);
   float *acc, *grow;
-  layout(arena, p, in_place, &acc, &grow);
+  layout(arena, p, in_place, direct, &acc, &grow);
   const int64_t D = p.ax[0].in, H = p.ax[1].in, W = p.ax[2].in, dhw = p.volume();
   const int64_t dout = p.ax[0].out, hout = p.ax[1].out, wout = p.ax[2].out;
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
   // Streaming stores pay off for volumes of some size (the max-pool backward's measurement).
   const bool nt = !p.serial && dhw * esz >= 8192;
-  const bool dense = gx.sw == 1 && gx.sh == W && gx.sd == H * W;
-  // A dense float32 gradInput that stays in cache (kInPlaceMaxBytes) is its own accumulator: each
-  // volume is zeroed and scattered into in place, with no write-out pass (overlap-3d: 0.30 -> 0.14
-  // ms). Larger ones keep the scratch accumulator and the streaming write-out.
-  const bool direct = p.dtype == ACL_FLOAT && dense && !p.serial &&
-                      p.n * p.c * (dhw * 4 + dout * hout * wout * (esz + isz)) <= kInPlaceMaxBytes;
+  const bool dense = dense_volumes(p, gx);
   for (int64_t v = b; v < e; ++v) {
     const int64_t n = v / p.c, c = v % p.c;
     if (direct) acc = reinterpret_cast<float *>(volume_at(gx, 4, n, c, 0, 0, 0));
@@ -76,20 +87,19 @@ void backward_range(const VolumeParams &p, const Strided5 &gy, const Strided5 &i
 
 }  // namespace
 
-int64_t volume_backward_workspace(const VolumeParams &p, const Strided5 &gy) {
+int64_t volume_backward_workspace(const VolumeParams &p, const Strided5 &gy, const Strided5 &gx) {
   Arena count;
   count.take<FirstError>(p.threads);
-  count.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, rows_in_place(p, gy)));
+  count.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, gy, gx));
   return count.used();
 }
 
 BadVolumeIndex volume_backward(const VolumeParams &p, const Strided5 &gy, const Strided5 &idx,
                                const Strided5 &gx, void *workspace) {
-  Arena ws(workspace, volume_backward_workspace(p, gy));
+  Arena ws(workspace, volume_backward_workspace(p, gy, gx));
   FirstError *const found = ws.take<FirstError>(p.threads);
   for (int t = 0; t < p.threads; ++t) new (&found[t]) FirstError();
-  const Arena::Slices sl =
-      ws.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, rows_in_place(p, gy)));
+  const Arena::Slices sl = ws.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, gy, gx));
   auto run = [&](int part, int64_t b, int64_t e) {
     backward_range(p, gy, idx, gx, b, e, sl.slice(part), &found[part]);
   };

@@ -195,7 +195,7 @@ Plan backward_plan(const char *api, const VolumeGeometry &g, const aclTensor *gr
   p.isa = row.isa;
   plan.threads = p.threads;
   plan.kernel = std::string(row.name) + (p.serial ? "(serial)" : "");
-  plan.workspace = row.kernel.workspace(p, gy);
+  plan.workspace = row.kernel.workspace(p, gy, gx);
   const bool cl = g.channels_last;
   const int rank = g.rank;
   const auto run = row.kernel.run;

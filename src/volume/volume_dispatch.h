@@ -12,7 +12,7 @@ struct VolumeForwardKernel {
   void (*run)(const VolumeParams &, const Strided5 &, const Strided5 &, const Strided5 &, void *);
 };
 struct VolumeBackwardKernel {
-  int64_t (*workspace)(const VolumeParams &, const Strided5 &gy);
+  int64_t (*workspace)(const VolumeParams &, const Strided5 &gy, const Strided5 &gx);
   BadVolumeIndex (*run)(const VolumeParams &, const Strided5 &, const Strided5 &, const Strided5 &,
                         void *);
 };

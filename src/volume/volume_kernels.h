@@ -67,7 +67,7 @@ void volume_forward(const VolumeParams &p, const Strided5 &x, const Strided5 &ou
 // Backward: per (n, c) volume, gradOutput scattered to the stored indices in (od, oh, ow) order,
 // summed in float32 and rounded once; -1 skipped; every other index outside the volume is
 // reported (the first one) and skipped.
-int64_t volume_backward_workspace(const VolumeParams &p, const Strided5 &gy);
+int64_t volume_backward_workspace(const VolumeParams &p, const Strided5 &gy, const Strided5 &gx);
 BadVolumeIndex volume_backward(const VolumeParams &p, const Strided5 &gy, const Strided5 &idx,
                                const Strided5 &gx, void *workspace);
 
