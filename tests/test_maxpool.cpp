@@ -659,7 +659,9 @@ TEST(MaxPoolNumerics, ForwardOneNaNAnywhere) {
   const int64_t H = 9;
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> small(-3, 3);
-  for (const int64_t W : {37, 11})  // 11: a plane narrower than the split's 16-column step
+  // 16: rows of whole 16-column blocks; 37: a 5-column rest after them; 14, 11, 3: planes
+  // narrower than one block (the rest is the whole row).
+  for (const int64_t W : {37, 16, 14, 11, 3})
     for (const bool cl : {false, true})
       for (aclDataType dt : {ACL_FLOAT, ACL_BF16, ACL_FLOAT16})
         for (int64_t stride : {1, 2}) {

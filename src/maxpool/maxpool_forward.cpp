@@ -108,16 +108,26 @@ bool fwd_plane_streams(const MaxPoolParams &p, const Strided4 &out, const Stride
          whole_lines(idx, isz, plane, idx.sc, idx.sn);
 }
 
+// The split plane's row pitch: a phase's columns padded to whole 8-float vectors. The split's last
+// block of a row is whole vectors that stay in their row, and the scan's loads at a row's start
+// each read what one of the split's stores wrote (loads spanning two rows' stores, still in the
+// store buffer, cannot be forwarded: 14x14 planes were 15% slower without the padding).
+int64_t split_pitch(const MaxPoolParams &p) {
+  return ((p.w + p.a.sw - 1) / p.a.sw + 7) / 8 * 8;
+}
+
 void fwd_plane_layout(Arena &a, const MaxPoolParams &p, bool in_place, bool whole_planes,
                       FwdPlaneScratch *s) {
-  const int64_t phases = std::min(p.a.sw, p.w), pw_len = (p.w + p.a.sw - 1) / p.a.sw;
+  // Strides 1 and 2 split in blocks that store every phase (even a plane one column wide).
+  const int64_t phases = p.a.sw <= 2 ? p.a.sw : std::min(p.a.sw, p.w);
   int64_t lo, hi;
   interior_columns(p, &lo, &hi);
   const int64_t taps = hi > lo ? p.a.kw : 0;
-  s->split = a.take<float>(phases * p.h * pw_len + 8);  // slack: the last vector may overhang
+  // slack: the scan's last vector may overhang
+  s->split = a.take<float>(phases * p.h * split_pitch(p) + 8);
   s->orow = a.take<float>((whole_planes ? p.ho * p.wo : p.wo) + 8);
   s->irow = a.take<int64_t>((whole_planes ? p.ho * p.wo : p.wo) + 8);
-  s->rowf = a.take<float>(in_place ? 0 : p.w);
+  s->rowf = a.take<float>(in_place ? 0 : p.w + 16);  // slack: split_row's last block reads 16
   s->col_at = a.take<int64_t>(p.w);
   s->qphase = a.take<int64_t>(taps);
   s->qoff = a.take<int64_t>(taps);
@@ -178,12 +188,64 @@ POOLGRAD_BODY bool any_nan(const float *v, int64_t n) {
   return any;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+// Columns j .. j+15 of a row (a: the first 8, b: the next 8) stored split by column phase, for
+// column stride kSw = 1 or 2 (j a multiple of 16), as whole vectors (a row's last block stays in
+// its row: split_pitch).
+template <int kSw>
+__attribute__((target("avx2,f16c"))) inline void store_split16(__m256 a, __m256 b, float *dst,
+                                                               int64_t phase_stride, int64_t j) {
+  if (kSw == 1) {
+    _mm256_storeu_ps(dst + j, a);
+    _mm256_storeu_ps(dst + j + 8, b);
+    return;
+  }
+  // a0 a2 b0 b2 | a4 a6 b4 b6, then 64-bit lanes 0, 2, 1, 3: a0 a2 a4 a6 b0 b2 b4 b6.
+  const __m256d e = _mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88));
+  const __m256d o = _mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xdd));
+  _mm256_storeu_ps(dst + j / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(e, 0xd8)));
+  _mm256_storeu_ps(dst + phase_stride + j / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(o, 0xd8)));
+}
+
+// The last W - j (< 16) columns of a row at column stride 1 or 2, split as one 16-column block
+// whose missing columns read as 0, so the NaN test comes with it. The block is loaded whole (the
+// caller knows 16 floats from column j may be read) and masked: masked loads
+// (vmaskmovps) made 14x14 planes 30% slower on this machine (AMD EPYC) than the phase-by-phase
+// scalar loop this replaces, which was itself a third of those planes' instructions.
+template <int kSw>
+__attribute__((target("avx2,f16c"))) inline __m256 split_tail_block(const __m256 a, const __m256 b,
+                                                                    float *dst,
+                                                                    int64_t phase_stride,
+                                                                    int64_t j) {
+  store_split16<kSw>(a, b, dst, phase_stride, j);
+  return _mm256_cmp_ps(a, b, _CMP_UNORD_Q);
+}
+__attribute__((target("avx2,f16c"))) inline void split_tail_avx2(const float *row, int64_t j,
+                                                                 int64_t W, int64_t sw, float *dst,
+                                                                 int64_t phase_stride, i8 &nan) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const int32_t rest = static_cast<int32_t>(W - j);
+  const __m256 a =
+      _mm256_and_ps(_mm256_loadu_ps(row + j),
+                    _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(rest), lane)));
+  const __m256 b =
+      _mm256_and_ps(_mm256_loadu_ps(row + j + 8),
+                    _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(rest - 8), lane)));
+  const __m256 un = sw == 1 ? split_tail_block<1>(a, b, dst, phase_stride, j)
+                            : split_tail_block<2>(a, b, dst, phase_stride, j);
+  nan |= reinterpret_cast<i8>(_mm256_castps_si256(un));
+}
+#endif
+
 // Row `row` of W floats split by column phase: phase r's columns r, r + sW, ... go to
 // dst + r*phase_stride. Strides 2 (the common case) and 1 go 16 columns at a time (a branch on
-// the stride inside one loop made 14-column rows 20% slower). With `test`, lanes of `nan` are set
-// where a column was NaN (the scan leaves its NaN test out of planes without one).
-POOLGRAD_BODY void split_row(const float *row, int64_t W, int64_t sw, float *dst,
-                             int64_t phase_stride, bool test, i8 &nan) {
+// the stride inside one loop made 14-column rows 20% slower), and with `avx2` their last < 16
+// columns too (split_tail_avx2) where `readable` (the floats from `row` that may be read) allows a
+// whole block; otherwise (a plane's last row or two) they go phase by phase. Lanes of `nan` are
+// set where a column was NaN (the scan leaves its NaN test out of planes without one), except in
+// a scalar rest without `test`.
+POOLGRAD_BODY void split_row(const float *row, int64_t W, int64_t readable, int64_t sw, float *dst,
+                             int64_t phase_stride, bool avx2, bool test, i8 &nan) {
   int64_t j = 0;
   if (sw == 2) {
     float *even = dst, *odd = dst + phase_stride;
@@ -208,6 +270,15 @@ POOLGRAD_BODY void split_row(const float *row, int64_t W, int64_t sw, float *dst
       std::memcpy(dst + j + 8, &b, sizeof b);
     }
   }
+  if (j == W) return;
+#if defined(__x86_64__) || defined(__i386__)
+  if (avx2 && sw <= 2 && j + 16 <= readable) {
+    split_tail_avx2(row, j, W, sw, dst, phase_stride, nan);
+    return;
+  }
+#else
+  (void)avx2, (void)readable;
+#endif
   // The rest phase by phase, from column j = t0 * sW (j is 0 for strides past 2: no division).
   const int64_t t0 = sw == 2 ? j / 2 : j;
   for (int64_t r = 0; r < sw && j + r < W; ++r) {
@@ -216,13 +287,13 @@ POOLGRAD_BODY void split_row(const float *row, int64_t W, int64_t sw, float *dst
   }
   if (!test) return;
   // The rest's NaN test: vectors of 8 columns ending at W (they may overlap columns tested above).
-  if (j < W && W >= 8)
+  if (W >= 8)
     for (int64_t k = j; k < W; k += 8) {
       f8 t;
       LOADF8(t, row + std::min(k, W - 8));
       nan |= t != t;
     }
-  if (W < 8)
+  else
     for (int64_t k = 0; k < W; ++k)
       if (row[k] != row[k]) nan = i8{} - 1;
 }
@@ -271,44 +342,36 @@ POOLGRAD_BODY void scan_interior(const float *at, const int64_t *tap_at, const u
 }
 
 #if defined(__x86_64__) || defined(__i386__)
-// split_row for a dense 16-bit row at column stride 1 or 2, converting as it loads (row_to_f32's
-// conversion, without the float row between the two passes). Returns whether the row holds a NaN.
-template <aclDataType D>
+// split_row for a dense 16-bit row at column stride kSw = 1 or 2, converting as it loads
+// (row_to_f32's conversion, without the float row between the two passes); the last < 16 columns
+// are converted into a zeroed block and split whole. Returns whether the row holds a NaN.
+template <aclDataType D, int kSw>
 __attribute__((target("avx2,f16c"))) bool split_row16_avx2(const uint16_t *row, int64_t W,
-                                                           int64_t sw, float *dst,
-                                                           int64_t phase_stride) {
+                                                           float *dst, int64_t phase_stride) {
   __m256 nan = _mm256_setzero_ps();
   int64_t j = 0;
   for (; j + 16 <= W; j += 16) {
     const __m256 a = load8_f32<D>(row + j), b = load8_f32<D>(row + j + 8);
     nan = _mm256_or_ps(nan, _mm256_cmp_ps(a, b, _CMP_UNORD_Q));
-    if (sw == 1) {
-      _mm256_storeu_ps(dst + j, a);
-      _mm256_storeu_ps(dst + j + 8, b);
-      continue;
-    }
-    // a0 a2 b0 b2 | a4 a6 b4 b6, then 64-bit lanes 0, 2, 1, 3: a0 a2 a4 a6 b0 b2 b4 b6.
-    const __m256d e = _mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88));
-    const __m256d o = _mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xdd));
-    _mm256_storeu_ps(dst + j / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(e, 0xd8)));
-    _mm256_storeu_ps(dst + phase_stride + j / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(o, 0xd8)));
+    store_split16<kSw>(a, b, dst, phase_stride, j);
   }
-  bool any = !_mm256_testz_ps(nan, nan);
-  float tail[16];  // the last W % 16 columns (j is a multiple of sW)
-  row_to_f32(Isa::kAvx2, D, row + j, 1, W - j, tail);
-  for (int64_t jj = j; jj < W; ++jj) {
-    const float v = tail[jj - j];
-    dst[(jj % sw) * phase_stride + jj / sw] = v;
-    any |= v != v;
+  if (j < W) {
+    alignas(32) float tail[16] = {};
+    row_to_f32(Isa::kAvx2, D, row + j, 1, W - j, tail);
+    nan = _mm256_or_ps(nan, split_tail_block<kSw>(_mm256_load_ps(tail), _mm256_load_ps(tail + 8),
+                                                  dst, phase_stride, j));
   }
-  return any;
+  return !_mm256_testz_ps(nan, nan);
 }
 
 bool split_row16(aclDataType dtype, const char *row, int64_t W, int64_t sw, float *dst,
                  int64_t phase_stride) {
   const uint16_t *const r = reinterpret_cast<const uint16_t *>(row);
-  return dtype == ACL_BF16 ? split_row16_avx2<ACL_BF16>(r, W, sw, dst, phase_stride)
-                           : split_row16_avx2<ACL_FLOAT16>(r, W, sw, dst, phase_stride);
+  if (dtype == ACL_BF16)
+    return sw == 1 ? split_row16_avx2<ACL_BF16, 1>(r, W, dst, phase_stride)
+                   : split_row16_avx2<ACL_BF16, 2>(r, W, dst, phase_stride);
+  return sw == 1 ? split_row16_avx2<ACL_FLOAT16, 1>(r, W, dst, phase_stride)
+                 : split_row16_avx2<ACL_FLOAT16, 2>(r, W, dst, phase_stride);
 }
 #else
 bool split_row16(aclDataType, const char *, int64_t, int64_t, float *, int64_t) {
@@ -322,15 +385,17 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
   const PoolAttrs &a = p.a;
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
   const bool nt = fwd_plane_streams(p, out, idx);
-  const int64_t pw_len = (p.w + a.sw - 1) / a.sw;  // columns per phase
-  const int64_t hstride = p.h * pw_len;            // floats per phase
+  const int64_t pw_len = split_pitch(p);  // floats per split row
+  const int64_t hstride = p.h * pw_len;   // floats per phase
   const bool in_place = fwd_plane_in_place(p, x);
   FwdPlaneScratch s;
   fwd_plane_layout(scratch, p, in_place, nt, &s);
   for (int64_t j = 0; j < p.w; ++j) s.col_at[j] = (j % a.sw) * hstride + j / a.sw;
-  // Planes narrower than 16 columns (no vector part in the split) keep the NaN-aware scan: a test
-  // of their columns cost more than the scan it saves (14x14 planes: 15% slower with it).
-  const bool narrow_planes = p.w < 16;
+  // Rows split by vectors only (AVX2, column stride 1 or 2) are NaN-tested for free. Other planes
+  // narrower than 16 columns keep the NaN-aware scan: a scalar test of their columns cost more
+  // than the scan it saves (14x14 planes: 15% slower with it).
+  const bool avx2 = p.isa == Isa::kAvx2;
+  const bool tested = (avx2 && a.sw <= 2) || p.w >= 16;
   // Dense 16-bit rows at column stride 1 or 2 are converted as they are split.
   const bool split16 =
       !in_place && p.dtype != ACL_FLOAT && p.isa == Isa::kAvx2 && x.sw == 1 && a.sw <= 2;
@@ -371,16 +436,17 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
       const char *const row = plane + h * x.sh * esz;
       float *const dst = s.split + h * pw_len;
       if (in_place) {
-        split_row(reinterpret_cast<const float *>(row), p.w, a.sw, dst, hstride, !narrow_planes,
-                  nan);
+        // The plane is dense: the rows below this one may be read too.
+        split_row(reinterpret_cast<const float *>(row), p.w, (p.h - h) * p.w, a.sw, dst, hstride,
+                  avx2, tested, nan);
       } else if (split16) {
         if (split_row16(p.dtype, row, p.w, a.sw, dst, hstride)) nan = i8{} - 1;
       } else {
         row_to_f32(p.isa, p.dtype, row, x.sw, p.w, s.rowf);
-        split_row(s.rowf, p.w, a.sw, dst, hstride, !narrow_planes, nan);
+        split_row(s.rowf, p.w, p.w + 16, a.sw, dst, hstride, avx2, tested, nan);
       }
     }
-    const bool no_nan = !narrow_planes && !any_lane(nan);
+    const bool no_nan = tested && !any_lane(nan);
     // The next plane is fetched while this one is computed, a share per output row (the split
     // above waited on memory for every line: a third of the time).
     SpreadPrefetch next;
