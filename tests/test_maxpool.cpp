@@ -706,6 +706,93 @@ TEST(MaxPoolNumerics, ForwardOneNaNAnywhere) {
         }
 }
 
+// 16-bit planes are scanned as order-preserving int16 keys (forward_keys.h), where -0.0 and +0.0
+// share a key. Values checked bit for bit (the float compare of the reference calls -0.0 and +0.0
+// equal): special values (infinities, the largest finite, subnormals) in every order, alone, with
+// signed zeros (a plane holding -0.0 is scanned as float32 so that a -0.0 that wins comes back as
+// -0.0) or with NaNs of both signs, several a window (a plane holding a NaN is scanned as float32:
+// the last NaN wins); float16 and bfloat16, strides 1 and 2, widths with and without a rest.
+TEST(MaxPoolNumerics, Forward16BitSpecialValuesBitExact) {
+  std::mt19937 rng(11);
+  const int64_t H = 7;
+  for (aclDataType dt : {ACL_BF16, ACL_FLOAT16})
+    for (const int mix : {0, 1, 2})  // 0: numbers, 1: and signed zeros, 2: and NaNs
+      for (const int64_t W : {48, 37, 16, 9})
+        for (const int64_t stride : {1, 2}) {
+          SCOPED_TRACE(testing::Message()
+                       << "dt=" << dt << " mix=" << mix << " W=" << W << " stride=" << stride);
+          const float big = dt == ACL_BF16 ? 3.3895314e38f : 65504.0f;
+          const float tiny = dt == ACL_BF16 ? 9.18355e-41f : 5.9604645e-08f;  // smallest subnormal
+          const float inf = std::numeric_limits<float>::infinity();
+          std::vector<float> pool = {-inf, -big, -1.5f, -tiny, tiny, 1.5f, big, inf};
+          const bool zeros = mix == 1;
+          if (zeros) pool.insert(pool.end(), {-0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f});
+          if (mix == 2) pool.insert(pool.end(), {std::nanf(""), -std::nanf(""), std::nanf("")});
+          std::uniform_int_distribution<size_t> pick(0, pool.size() - 1);
+          const PoolRef a{3, 3, stride, stride, 1, 1, 1, 1, false};
+          const int64_t C = 2;
+          const int64_t ho = ref_out_size(H, 3, stride, 1, 1, false);
+          const int64_t wo = ref_out_size(W, 3, stride, 1, 1, false);
+          HostTensor x({1, C, H, W}, dt), out({1, C, ho, wo}, dt), idx({1, C, ho, wo}, ACL_INT64);
+          std::vector<float> xd(C * H * W);
+          for (int64_t i = 0; i < C * H * W; ++i) {
+            // Plane 1 holds only zeros where zeros: ties everywhere.
+            xd[i] = zeros && i >= H * W ? (i % 3 ? 0.0f : -0.0f) : pool[pick(rng)];
+            x.set(i, xd[i]);
+          }
+          IntArray k({3}), s({stride}), p({1}), d({1});
+          uint64_t ws;
+          aclOpExecutor *ex;
+          ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
+                                                              idx.t(), &ws, &ex),
+                    ACLNN_SUCCESS);
+          ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr),
+                    ACLNN_SUCCESS);
+          std::vector<float> rout;
+          std::vector<int64_t> ridx;
+          ref_forward(xd, C, H, W, a, ho, wo, &rout, &ridx);
+          for (int64_t o = 0; o < C * ho * wo; ++o) {
+            ASSERT_EQ(idx.get_int(o), ridx[o]) << "pos " << o;
+            ASSERT_EQ(std::isnan(out.get(o)), std::isnan(rout[o])) << "pos " << o;
+            if (std::isnan(rout[o])) continue;
+            ASSERT_EQ(out.get(o), rout[o]) << "pos " << o;
+            ASSERT_EQ(std::signbit(out.get(o)), std::signbit(rout[o])) << "pos " << o;
+          }
+        }
+}
+
+// A window whose taps lie up to 2*W + 2 apart: with W past 32767 the relative indices no longer
+// fit the key scan's 16 bits, and the float32 scan runs instead (the indices stay exact).
+TEST(MaxPoolNumerics, Forward16BitWideRowsIndicesExact) {
+  const int64_t H = 4, W = 33000;
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> small(-50, 50);
+  for (aclDataType dt : {ACL_BF16, ACL_FLOAT16}) {
+    const PoolRef a{3, 3, 2, 2, 0, 0, 1, 1, false};
+    const int64_t ho = ref_out_size(H, 3, 2, 0, 1, false), wo = ref_out_size(W, 3, 2, 0, 1, false);
+    HostTensor x({1, 1, H, W}, dt), out({1, 1, ho, wo}, dt), idx({1, 1, ho, wo}, ACL_INT64);
+    std::vector<float> xd(H * W);
+    for (int64_t i = 0; i < H * W; ++i) {
+      xd[i] = float(small(rng));
+      x.set(i, xd[i]);
+    }
+    IntArray k({3}), s({2}), p({0}), d({1});
+    uint64_t ws;
+    aclOpExecutor *ex;
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                        &ws, &ex),
+              ACLNN_SUCCESS);
+    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+    std::vector<float> rout;
+    std::vector<int64_t> ridx;
+    ref_forward(xd, 1, H, W, a, ho, wo, &rout, &ridx);
+    for (int64_t o = 0; o < ho * wo; ++o) {
+      ASSERT_EQ(idx.get_int(o), ridx[o]) << "pos " << o;
+      ASSERT_EQ(out.get(o), rout[o]) << "pos " << o;
+    }
+  }
+}
+
 TEST(MaxPoolNumerics, WorkedExampleFromCannSample) {
   HostTensor x({1, 1, 4, 3}, ACL_FLOAT), out({1, 1, 2, 1}, ACL_FLOAT), idx({1, 1, 2, 1}, ACL_INT64);
   const float v[] = {0.0850f, -0.5147f, -0.0212f, -0.5654f, -0.3222f, 0.5847f,

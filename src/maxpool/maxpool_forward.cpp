@@ -13,6 +13,7 @@
 #include "../core/prefetch.h"
 #include "../core/simd.h"
 #include "../core/vec.h"
+#include "forward_keys.h"
 #include "maxpool_common.h"
 
 namespace poolgrad {
@@ -73,7 +74,7 @@ void interior_columns(const MaxPoolParams &p, int64_t *lo, int64_t *hi) {
 // interior column does (then kW <= W).
 struct FwdPlaneScratch {
   float *split = nullptr;  // phases of the plane: phase r, row h, column j = x[h][r + j*sw]
-  float *orow = nullptr;   // (8 floats of slack: blocks are stored whole)
+  float *orow = nullptr;   // (16 floats of slack: blocks are stored whole)
   int64_t *irow = nullptr;
   float *rowf = nullptr;      // one input row as float32 (dtypes converted before the split)
   int64_t *col_at = nullptr;  // column j's place in a split row: (j % sW) * phase + j / sW
@@ -88,6 +89,13 @@ struct FwdPlaneScratch {
 // float32 planes that are dense row-major are split straight from x (no float row copy).
 bool fwd_plane_in_place(const MaxPoolParams &p, const Strided4 &x) {
   return p.dtype == ACL_FLOAT && x.plane_dense();
+}
+
+// 16-bit planes scanned as keys (forward_keys.h) where the AVX2 plan allows it.
+bool fwd_plane_keys(const MaxPoolParams &p, const Strided4 &x) {
+  const PoolAttrs &a = p.a;
+  return p.isa == Isa::kAvx2 && p.h * p.w <= INT32_MAX &&
+         keys_apply(p.dtype, x.sw, a.sw, (a.kh - 1) * a.dh * p.w + (a.kw - 1) * a.dw);
 }
 
 // Outputs larger than the caches are written with streaming stores (no read-for-ownership of lines
@@ -112,11 +120,13 @@ bool fwd_plane_streams(const MaxPoolParams &p, const Strided4 &out, const Stride
 // block of a row is whole vectors that stay in their row, and the scan's loads at a row's start
 // each read what one of the split's stores wrote (loads spanning two rows' stores, still in the
 // store buffer, cannot be forwarded: 14x14 planes were 15% slower without the padding).
-int64_t split_pitch(const MaxPoolParams &p) {
-  return ((p.w + p.a.sw - 1) / p.a.sw + 7) / 8 * 8;
+// Key planes (int16, blocks of 16) pad to 16.
+int64_t split_pitch(const MaxPoolParams &p, bool keys) {
+  const int64_t v = keys ? 16 : 8;
+  return ((p.w + p.a.sw - 1) / p.a.sw + v - 1) / v * v;
 }
 
-void fwd_plane_layout(Arena &a, const MaxPoolParams &p, bool in_place, bool whole_planes,
+void fwd_plane_layout(Arena &a, const MaxPoolParams &p, bool in_place, bool keys, bool whole_planes,
                       FwdPlaneScratch *s) {
   // Strides 1 and 2 split in blocks that store every phase (even a plane one column wide).
   const int64_t phases = p.a.sw <= 2 ? p.a.sw : std::min(p.a.sw, p.w);
@@ -124,9 +134,9 @@ void fwd_plane_layout(Arena &a, const MaxPoolParams &p, bool in_place, bool whol
   interior_columns(p, &lo, &hi);
   const int64_t taps = hi > lo ? p.a.kw : 0;
   // slack: the scan's last vector may overhang
-  s->split = a.take<float>(phases * p.h * split_pitch(p) + 8);
-  s->orow = a.take<float>((whole_planes ? p.ho * p.wo : p.wo) + 8);
-  s->irow = a.take<int64_t>((whole_planes ? p.ho * p.wo : p.wo) + 8);
+  s->split = a.take<float>(phases * p.h * split_pitch(p, keys) + 8);
+  s->orow = a.take<float>((whole_planes ? p.ho * p.wo : p.wo) + 16);
+  s->irow = a.take<int64_t>((whole_planes ? p.ho * p.wo : p.wo) + 16);
   s->rowf = a.take<float>(in_place ? 0 : p.w + 16);  // slack: split_row's last block reads 16
   s->col_at = a.take<int64_t>(p.w);
   s->qphase = a.take<int64_t>(taps);
@@ -385,11 +395,12 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
   const PoolAttrs &a = p.a;
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
   const bool nt = fwd_plane_streams(p, out, idx);
-  const int64_t pw_len = split_pitch(p);  // floats per split row
-  const int64_t hstride = p.h * pw_len;   // floats per phase
+  const bool keys = fwd_plane_keys(p, x);
+  const int64_t pw_len = split_pitch(p, keys);  // elements per split row
+  const int64_t hstride = p.h * pw_len;         // floats per phase
   const bool in_place = fwd_plane_in_place(p, x);
   FwdPlaneScratch s;
-  fwd_plane_layout(scratch, p, in_place, nt, &s);
+  fwd_plane_layout(scratch, p, in_place, keys, nt, &s);
   for (int64_t j = 0; j < p.w; ++j) s.col_at[j] = (j % a.sw) * hstride + j / a.sw;
   // Rows split by vectors only (AVX2, column stride 1 or 2) are NaN-tested for free. Other planes
   // narrower than 16 columns keep the NaN-aware scan: a scalar test of their columns cost more
@@ -432,7 +443,10 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
     const int64_t n = pl / p.c, c = pl % p.c;
     i8 nan{};
     const char *const plane = elem(x, esz, n, c, 0, 0);
-    for (int64_t h = 0; h < p.h; ++h) {
+    int16_t *const kplane = reinterpret_cast<int16_t *>(s.split);
+    const bool kp = keys && key_split_plane(p.dtype, reinterpret_cast<const uint16_t *>(plane), p.h,
+                                            p.w, x.sh, a.sw, pw_len, hstride, kplane);
+    for (int64_t h = 0; h < (kp ? 0 : p.h); ++h) {
       const char *const row = plane + h * x.sh * esz;
       float *const dst = s.split + h * pw_len;
       if (in_place) {
@@ -464,7 +478,10 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
         const int64_t ws = ow * a.sw - a.pw;
         int64_t q0, q1, bi;
         tap_range(ws, a.kw, a.dw, p.w, &q0, &q1);
-        if (no_nan)
+        if (kp)
+          key_scan_scalar(p.dtype, kplane, s.col_at, pw_len, p.w, hs, m0, m1, a.dh, ws, q0, q1,
+                          a.dw, &orow[ow], &bi);
+        else if (no_nan)
           scan_scalar<true>(s.split, s.col_at, pw_len, p.w, hs, m0, m1, a.dh, ws, q0, q1, a.dw,
                             &orow[ow], &bi);
         else
@@ -484,7 +501,10 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
         const uint32_t *const tap_index = full ? s.full_index : s.tap_index;
         const int64_t row_at = full ? hs * pw_len : 0;  // the full table is relative to row hs
         const uint32_t row_base = static_cast<uint32_t>(hs * p.w - a.pw);
-        if (no_nan)
+        if (kp)
+          key_scan_interior(p.dtype, kplane + row_at, tap_at, tap_index, taps, ow, ow_hi, a.sw,
+                            row_base, orow, irow);
+        else if (no_nan)
           scan_interior<true>(s.split + row_at, tap_at, tap_index, taps, ow, ow_hi, a.sw, row_base,
                               lane_off, orow, irow);
         else
@@ -698,7 +718,8 @@ int64_t fwd_planes(const MaxPoolParams &p, const Strided4 &x, const Strided4 &ou
       p, p.n * p.c, workspace,
       [&](Arena &a) {
         FwdPlaneScratch s;
-        fwd_plane_layout(a, p, fwd_plane_in_place(p, x), fwd_plane_streams(p, out, idx), &s);
+        fwd_plane_layout(a, p, fwd_plane_in_place(p, x), fwd_plane_keys(p, x),
+                         fwd_plane_streams(p, out, idx), &s);
       },
       [&](int64_t b, int64_t e, Arena a, FirstError *) {
         forward_plane_range(p, x, out, idx, b, e, a);

@@ -1,0 +1,215 @@
+// The 16-bit max-pool forward's key-domain scan (forward_keys.h).
+#include "forward_keys.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace poolgrad {
+
+#if defined(__x86_64__) || defined(__i386__)
+bool keys_apply(aclDataType dtype, int64_t col_stride, int64_t sw, int64_t rel_max) {
+  return (dtype == ACL_BF16 || dtype == ACL_FLOAT16) && col_stride == 1 && (sw == 1 || sw == 2) &&
+         rel_max < 65536;
+}
+
+#define POOLGRAD_AVX2 __attribute__((target("avx2,f16c")))
+
+namespace {
+
+// Magnitudes above this are NaN (the exponent all ones with a nonzero fraction).
+int16_t nan_above(aclDataType dtype) {
+  return dtype == ACL_BF16 ? 0x7F80 : 0x7C00;
+}
+
+// 16 values' keys: the magnitude, negated where the sign is set (-0.0 and +0.0 both give 0).
+POOLGRAD_AVX2 inline __m256i to_keys(__m256i x) {
+  const __m256i s = _mm256_srai_epi16(x, 15);
+  return _mm256_sub_epi16(_mm256_xor_si256(_mm256_and_si256(x, _mm256_set1_epi16(0x7FFF)), s), s);
+}
+
+// Lanes holding a NaN or a -0.0 (the values keys cannot stand for).
+POOLGRAD_AVX2 inline __m256i refused(__m256i x, __m256i nan_above) {
+  const __m256i mag = _mm256_and_si256(x, _mm256_set1_epi16(0x7FFF));
+  return _mm256_or_si256(_mm256_cmpgt_epi16(mag, nan_above),
+                         _mm256_cmpeq_epi16(x, _mm256_set1_epi16(static_cast<int16_t>(0x8000))));
+}
+
+// Keys back to the values' bits (no key stands for -0.0, so the sign is the key's).
+POOLGRAD_AVX2 inline __m256i to_bits(__m256i k) {
+  const __m256i s = _mm256_srai_epi16(k, 15);
+  const __m256i mag = _mm256_sub_epi16(_mm256_xor_si256(k, s), s);
+  return _mm256_or_si256(mag, _mm256_and_si256(s, _mm256_set1_epi16(static_cast<int16_t>(0x8000))));
+}
+
+// 8 values' bits as float32.
+POOLGRAD_AVX2 inline __m256 bits_to_f32(aclDataType dtype, __m128i b) {
+  if (dtype == ACL_FLOAT16) return _mm256_cvtph_ps(b);
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(b), 16));
+}
+
+POOLGRAD_AVX2 inline float key_to_float(aclDataType dtype, int16_t key) {
+  const uint16_t bits = static_cast<uint16_t>(key < 0 ? (-key) | 0x8000 : key);
+  if (dtype == ACL_FLOAT16) return _cvtsh_ss(bits);
+  const uint32_t w = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &w, sizeof f);
+  return f;
+}
+
+// 16 columns' keys as [the 8 even columns | the 8 odd columns].
+POOLGRAD_AVX2 inline __m256i even_odd(__m256i k) {
+  const __m256i within = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15, 0,
+                                          1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+  return _mm256_permute4x64_epi64(_mm256_shuffle_epi8(k, within), 0xD8);
+}
+
+// Columns j .. j+15 (sw 1) or j .. j+31 (sw 2) of a row, loaded as a and b (b unused for sw 1),
+// stored as keys. Returns the refused lanes.
+template <int kSw>
+POOLGRAD_AVX2 inline __m256i split_block(__m256i a, __m256i b, __m256i nan_above, int16_t *dst,
+                                         int64_t phase_stride, int64_t j) {
+  if (kSw == 1) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + j), to_keys(a));
+    return refused(a, nan_above);
+  }
+  const __m256i ka = even_odd(to_keys(a)), kb = even_odd(to_keys(b));
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + j / 2),
+                      _mm256_permute2x128_si256(ka, kb, 0x20));
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + phase_stride + j / 2),
+                      _mm256_permute2x128_si256(ka, kb, 0x31));
+  return _mm256_or_si256(refused(a, nan_above), refused(b, nan_above));
+}
+
+template <int kSw>
+POOLGRAD_AVX2 bool split_plane(const uint16_t *plane, int64_t H, int64_t W, int64_t row_stride,
+                               int64_t pitch, int64_t phase_stride, __m256i nan_above,
+                               int16_t *keys) {
+  constexpr int64_t kBlock = 16 * kSw;
+  __m256i bad = _mm256_setzero_si256();
+  for (int64_t h = 0; h < H; ++h) {
+    const uint16_t *const row = plane + h * row_stride;
+    int16_t *const dst = keys + h * pitch;
+    int64_t j = 0;
+    for (; j + kBlock <= W; j += kBlock) {
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row + j));
+      const __m256i b =
+          kSw == 1 ? a : _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row + j + 16));
+      bad = _mm256_or_si256(bad, split_block<kSw>(a, b, nan_above, dst, phase_stride, j));
+    }
+    if (kSw == 2 && j + 16 <= W) {  // 16 more columns: 8 of each phase
+      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row + j));
+      const __m256i k = even_odd(to_keys(a));
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + j / 2), _mm256_castsi256_si128(k));
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + phase_stride + j / 2),
+                       _mm256_extracti128_si256(k, 1));
+      bad = _mm256_or_si256(bad, refused(a, nan_above));
+      j += 16;
+    }
+    // The rest (rows whose width is not a multiple of 16) as a zero-padded block: its stores stay
+    // in the row's pitch. (Loading the block just written costs a failed store forwarding.)
+    if (j < W) {
+      alignas(32) uint16_t rest[32] = {};
+      std::memcpy(rest, row + j, static_cast<size_t>(W - j) * 2);
+      const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i *>(rest));
+      const __m256i b = _mm256_load_si256(reinterpret_cast<const __m256i *>(rest + 16));
+      bad = _mm256_or_si256(bad, split_block<kSw>(a, b, nan_above, dst, phase_stride, j));
+    }
+  }
+  return _mm256_testz_si256(bad, bad);
+}
+
+}  // namespace
+
+POOLGRAD_AVX2 bool key_split_plane(aclDataType dtype, const uint16_t *plane, int64_t H, int64_t W,
+                                   int64_t row_stride, int64_t sw, int64_t pitch,
+                                   int64_t phase_stride, int16_t *keys) {
+  const __m256i nan = _mm256_set1_epi16(nan_above(dtype));
+  return sw == 1 ? split_plane<1>(plane, H, W, row_stride, pitch, phase_stride, nan, keys)
+                 : split_plane<2>(plane, H, W, row_stride, pitch, phase_stride, nan, keys);
+}
+
+POOLGRAD_AVX2 void key_scan_interior(aclDataType dtype, const int16_t *at, const int64_t *tap_at,
+                                     const uint32_t *tap_index, int64_t taps, int64_t ow,
+                                     int64_t ow_hi, int64_t sw, uint32_t row_base, float *orow,
+                                     int64_t *irow) {
+  const __m256i step = _mm256_set1_epi32(static_cast<int32_t>(sw));
+  const __m256i lane_lo = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), step);
+  const __m256i lane_hi = _mm256_mullo_epi32(_mm256_setr_epi32(8, 9, 10, 11, 12, 13, 14, 15), step);
+  for (; ow < ow_hi; ow += 16) {
+    __m256i best = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(at + ow + tap_at[0]));
+    __m256i bidx = _mm256_set1_epi16(static_cast<int16_t>(tap_index[0]));
+    for (int64_t t = 1; t < taps; ++t) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(at + ow + tap_at[t]));
+      const __m256i take = _mm256_cmpgt_epi16(v, best);
+      best = _mm256_max_epi16(best, v);
+      bidx = _mm256_blendv_epi8(bidx, _mm256_set1_epi16(static_cast<int16_t>(tap_index[t])), take);
+    }
+    const __m256i bits = to_bits(best);
+    _mm256_storeu_ps(orow + ow, bits_to_f32(dtype, _mm256_castsi256_si128(bits)));
+    _mm256_storeu_ps(orow + ow + 8, bits_to_f32(dtype, _mm256_extracti128_si256(bits, 1)));
+    // Indices: the relative index (16 bits) widened, plus the block's first index and each lane's
+    // column offset, in wrapping 32-bit sums (lanes past the row are discarded), then to int64.
+    const __m256i first = _mm256_set1_epi32(static_cast<int32_t>(row_base + uint32_t(ow * sw)));
+    const __m256i lo = _mm256_add_epi32(
+        _mm256_add_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(bidx)), first), lane_lo);
+    const __m256i hi = _mm256_add_epi32(
+        _mm256_add_epi32(_mm256_cvtepu16_epi32(_mm256_extracti128_si256(bidx, 1)), first), lane_hi);
+    __m256i *const out = reinterpret_cast<__m256i *>(irow + ow);
+    _mm256_storeu_si256(out, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(lo)));
+    _mm256_storeu_si256(out + 1, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(lo, 1)));
+    _mm256_storeu_si256(out + 2, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(hi)));
+    _mm256_storeu_si256(out + 3, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(hi, 1)));
+  }
+}
+
+POOLGRAD_AVX2 void key_scan_scalar(aclDataType dtype, const int16_t *keys, const int64_t *col_at,
+                                   int64_t pitch, int64_t w, int64_t hs, int64_t m0, int64_t m1,
+                                   int64_t dh, int64_t ws, int64_t q0, int64_t q1, int64_t dw,
+                                   float *best_out, int64_t *idx_out) {
+  if (m1 <= m0 || q1 <= q0) {
+    *best_out = -std::numeric_limits<float>::infinity();
+    *idx_out = -1;
+    return;
+  }
+  int16_t best = keys[(hs + m0 * dh) * pitch + col_at[ws + q0 * dw]];
+  int64_t bi = (hs + m0 * dh) * w + ws + q0 * dw;
+  for (int64_t m = m0; m < m1; ++m) {
+    const int64_t ih = hs + m * dh;
+    const int16_t *const row = keys + ih * pitch;
+    for (int64_t q = q0; q < q1; ++q) {
+      const int64_t iw = ws + q * dw;
+      const int16_t v = row[col_at[iw]];
+      const bool take = v > best;
+      bi = take ? ih * w + iw : bi;
+      best = take ? v : best;
+    }
+  }
+  *best_out = key_to_float(dtype, best);
+  *idx_out = bi;
+}
+#else
+// Other machines have no key scan: keys_apply is false, and nothing below is reached.
+bool keys_apply(aclDataType, int64_t, int64_t, int64_t) {
+  return false;
+}
+bool key_split_plane(aclDataType, const uint16_t *, int64_t, int64_t, int64_t, int64_t, int64_t,
+                     int64_t, int16_t *) {
+  std::abort();
+}
+void key_scan_interior(aclDataType, const int16_t *, const int64_t *, const uint32_t *, int64_t,
+                       int64_t, int64_t, int64_t, uint32_t, float *, int64_t *) {
+  std::abort();
+}
+void key_scan_scalar(aclDataType, const int16_t *, const int64_t *, int64_t, int64_t, int64_t,
+                     int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, float *,
+                     int64_t *) {
+  std::abort();
+}
+#endif
+
+}  // namespace poolgrad
