@@ -5,9 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
+#include "../core/keys16.h"
 
 namespace poolgrad {
 
@@ -21,35 +19,12 @@ bool keys_apply(aclDataType dtype, int64_t col_stride, int64_t sw, int64_t rel_m
 
 namespace {
 
-// Magnitudes above this are NaN (the exponent all ones with a nonzero fraction).
-int16_t nan_above(aclDataType dtype) {
-  return dtype == ACL_BF16 ? 0x7F80 : 0x7C00;
-}
+using namespace keys16;
 
-// 16 values' keys: the magnitude, negated where the sign is set (-0.0 and +0.0 both give 0).
-POOLGRAD_AVX2 inline __m256i to_keys(__m256i x) {
-  const __m256i s = _mm256_srai_epi16(x, 15);
-  return _mm256_sub_epi16(_mm256_xor_si256(_mm256_and_si256(x, _mm256_set1_epi16(0x7FFF)), s), s);
-}
-
-// Lanes holding a NaN or a -0.0 (the values keys cannot stand for).
+// Lanes holding a NaN (which the scan's strict compare would not let win) or a -0.0 (whose key
+// would come back as +0.0).
 POOLGRAD_AVX2 inline __m256i refused(__m256i x, __m256i nan_above) {
-  const __m256i mag = _mm256_and_si256(x, _mm256_set1_epi16(0x7FFF));
-  return _mm256_or_si256(_mm256_cmpgt_epi16(mag, nan_above),
-                         _mm256_cmpeq_epi16(x, _mm256_set1_epi16(static_cast<int16_t>(0x8000))));
-}
-
-// Keys back to the values' bits (no key stands for -0.0, so the sign is the key's).
-POOLGRAD_AVX2 inline __m256i to_bits(__m256i k) {
-  const __m256i s = _mm256_srai_epi16(k, 15);
-  const __m256i mag = _mm256_sub_epi16(_mm256_xor_si256(k, s), s);
-  return _mm256_or_si256(mag, _mm256_and_si256(s, _mm256_set1_epi16(static_cast<int16_t>(0x8000))));
-}
-
-// 8 values' bits as float32.
-POOLGRAD_AVX2 inline __m256 bits_to_f32(aclDataType dtype, __m128i b) {
-  if (dtype == ACL_FLOAT16) return _mm256_cvtph_ps(b);
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(b), 16));
+  return _mm256_or_si256(nans(x, nan_above), negative_zeros(x));
 }
 
 POOLGRAD_AVX2 inline float key_to_float(aclDataType dtype, int16_t key) {

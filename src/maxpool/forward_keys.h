@@ -1,9 +1,8 @@
-// The 16-bit max-pool forward's window scan in the key domain (AVX2 only). A bfloat16 or float16
-// value is a sign and a magnitude; as the int16 key "magnitude, negated when the sign is set" the
-// numbers keep their order, +0.0 and -0.0 become the same key (they compare equal as floats) and
-// one int16 compare orders 16 values, against 8 for the float32 scan, from a split plane half the
-// size. Planes holding a NaN (which the scan's strict compare would not let win) or a -0.0 (whose
-// key would come back as +0.0) are refused by the split and scanned as float32 instead.
+// The 16-bit max-pool forward's window scan in the key domain (AVX2 only): a bfloat16 or float16
+// plane split as int16 keys (core/keys16.h), one int16 compare ordering 16 values against 8 for
+// the float32 scan, from a split plane half the size. Planes holding a NaN (which the scan's strict
+// compare would not let win: PyTorch's NaN wins) or a -0.0 (whose key comes back as +0.0) are
+// refused by the split and scanned as float32 instead.
 #pragma once
 
 #include <cstdint>
