@@ -195,6 +195,73 @@ TEST(RoiNumerics, RandomForward) {
   }
 }
 
+// float16 maps are scanned as int16 keys, 16 channels a vector (roipool_forward_keys.h). Checked
+// bit for bit against the reference (the sign of a zero included): special values (infinities,
+// the largest finite, subnormals, NaNs of both signs, which never win) with and without signed
+// zeros (a block holding -0.0 is scanned as float32, so that a -0.0 that wins comes back as -0.0),
+// over maps of 16 and 32 channels and widths with and without a rest of 8; and a map 600 pixels
+// wide whose bins are 300 wide, past the key scan's 255 (the float32 scan runs; the argmax stays
+// exact).
+TEST(RoiNumerics, Float16KeyScanSpecialValuesBitExact) {
+  std::mt19937 rng(8);
+  struct Map {
+    int64_t c, h, w;
+    int mix;  // 0: numbers and NaN, 1: and signed zeros
+    int64_t ph, pw;
+  };
+  const Map maps[] = {
+      {16, 9, 21, 0, 3, 3}, {32, 7, 16, 1, 2, 3}, {16, 5, 13, 1, 7, 7}, {16, 3, 600, 0, 1, 2}};
+  const float big = 65504.0f, tiny = 5.9604645e-08f, inf = INFINITY;
+  for (const Map &m : maps) {
+    SCOPED_TRACE(testing::Message()
+                 << "C=" << m.c << " H=" << m.h << " W=" << m.w << " mix=" << m.mix);
+    std::vector<float> pool = {-inf, -big, -1.5f, -tiny, tiny, 1.5f, big, inf, NAN, -NAN};
+    if (m.mix == 1) pool.insert(pool.end(), {-0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f});
+    std::uniform_int_distribution<size_t> pick(0, pool.size() - 1);
+    HostTensor x({1, m.c, m.h, m.w}, ACL_FLOAT16, ACL_FORMAT_ND);
+    std::vector<float> xd(m.c * m.h * m.w);
+    for (size_t i = 0; i < xd.size(); ++i) {
+      // The wide map rises along each row: every bin's winner is its last column.
+      xd[i] = m.w == 600 ? float(static_cast<int64_t>(i) % m.w) : pool[pick(rng)];
+      x.set(static_cast<int64_t>(i), xd[i]);
+    }
+    const std::vector<std::vector<float>> rv = {{0, 0, 0, float(m.w - 1), float(m.h - 1)},
+                                                {0, 1, 1, float(m.w / 2), float(m.h - 1)},
+                                                {0, 2, 0, 4, 2}};
+    const int64_t R = static_cast<int64_t>(rv.size());
+    HostTensor rois({R, 5}, ACL_FLOAT16, ACL_FORMAT_ND);
+    std::vector<float> rh;
+    for (const auto &roi : rv)
+      for (float v : roi) {
+        rois.set(static_cast<int64_t>(rh.size()), v);
+        rh.push_back(v);
+      }
+    HostTensor y({R, m.c, m.ph, m.pw}, ACL_FLOAT16, ACL_FORMAT_ND),
+        am({R, m.c, m.ph, m.pw}, ACL_INT32, ACL_FORMAT_ND);
+    uint64_t ws;
+    aclOpExecutor *ex;
+    ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), m.ph, m.pw, 1.0f, 1.0f,
+                                                        y.t(), am.t(), &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    ASSERT_EQ(aclnnRoiPoolingWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t c = 0; c < m.c; ++c)
+        for (int64_t i = 0; i < m.ph; ++i)
+          for (int64_t j = 0; j < m.pw; ++j) {
+            float want;
+            int64_t wam;
+            ref_bin(xd, m.c, m.h, m.w, &rh[r * 5], c, i, j, m.ph, m.pw, 1.0f, 1.0f, &want, &wam);
+            const int64_t pos = ((r * m.c + c) * m.ph + i) * m.pw + j;
+            SCOPED_TRACE(testing::Message()
+                         << "roi " << r << " c " << c << " bin " << i << "," << j);
+            ASSERT_EQ(am.get_int(pos), wam);
+            ASSERT_EQ(y.get(pos), want);
+            ASSERT_EQ(std::signbit(y.get(pos)), std::signbit(want));
+          }
+  }
+}
+
 TEST(RoiNumerics, RandomBackward) {
   std::mt19937 rng(4242);
   const RoiCase cases[] = {

@@ -54,13 +54,20 @@ __attribute__((target("avx2,f16c"))) inline __m128i bf16_pack8(__m256 v) {
   return _mm256_castsi256_si128(_mm256_permute4x64_epi64(packed, 0x08));
 }
 
+// One value, for a row's unaligned head and its tail: float16 by the F16C instruction (the
+// software conversion was 6% of the float16 RoI forward's samples).
+template <int kind>  // 1 half, 2 bfloat16
+__attribute__((target("avx2,f16c"))) inline uint16_t h_one(float f) {
+  return kind == 1 ? static_cast<uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT))
+                   : float_to_bf16(f);
+}
+
 template <int kind>  // 1 half, 2 bfloat16
 __attribute__((target("avx2,f16c"))) void h_out_avx2(const float *s, uint16_t *d, int64_t n,
                                                      bool nt) {
   int64_t i = 0;
-  auto one = [](float f) { return kind == 1 ? float_to_half(f) : float_to_bf16(f); };
   if (nt)
-    for (; i < n && (reinterpret_cast<uintptr_t>(d + i) & 15) != 0; ++i) d[i] = one(s[i]);
+    for (; i < n && (reinterpret_cast<uintptr_t>(d + i) & 15) != 0; ++i) d[i] = h_one<kind>(s[i]);
   for (; i + 8 <= n; i += 8) {
     const __m256 v = _mm256_loadu_ps(s + i);
     const __m128i h = kind == 1 ? _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
@@ -70,7 +77,7 @@ __attribute__((target("avx2,f16c"))) void h_out_avx2(const float *s, uint16_t *d
     else
       _mm_storeu_si128(reinterpret_cast<__m128i *>(d + i), h);
   }
-  for (; i < n; ++i) d[i] = one(s[i]);
+  for (; i < n; ++i) d[i] = h_one<kind>(s[i]);
 }
 
 __attribute__((target("avx2"))) void i64_out_avx2(const int64_t *s, int64_t *d, int64_t n,

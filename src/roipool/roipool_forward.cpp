@@ -18,6 +18,7 @@
 
 #include "../core/simd.h"
 #include "roipool_common.h"
+#include "roipool_forward_keys.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -261,8 +262,8 @@ FwdItem forward_item(const RoiParams &p, const Buckets &bk, int64_t chunks, int6
 __attribute__((target("avx2"))) void forward_blocks(const RoiParams &p, const Strided4 &x,
                                                     const RoiGeom *geo, const Buckets &bk,
                                                     int64_t chunks, const Strided4 &y,
-                                                    const Strided4 &am, bool nt, int64_t ib,
-                                                    int64_t ie, Arena scratch) {
+                                                    const Strided4 &am, bool nt, bool keys,
+                                                    int64_t ib, int64_t ie, Arena scratch) {
   const int64_t esz = dtype_size(p.dtype), bins = p.ph * p.pw;
   BlockScratch sc;
   blocks_layout(scratch, p, &sc);
@@ -272,18 +273,24 @@ __attribute__((target("avx2"))) void forward_blocks(const RoiParams &p, const St
   // adjacent: a block's output is one run of cn*ph*pw values in each.
   const bool flat = y.sw == 1 && y.sh == p.pw && am.sw == 1 && am.sh == p.pw;
   const bool dense = flat && y.sc == bins && am.sc == bins;
-  int64_t have = -1;  // the (batch, block) pair now in hwc
+  int64_t have = -1;   // the (batch, block) pair now in hwc
+  bool keyed = false;  // hwc holds that pair as keys (roipool_forward_keys.h)
+  int16_t *const khwc = reinterpret_cast<int16_t *>(hwc);
   for (int64_t item = ib; item < ie; ++item) {
     const FwdItem it = forward_item(p, bk, chunks, item);
     const int64_t c0 = it.c0, cn = std::min(kFwdLanes, p.c - c0);
     if (it.k0 == it.k1) continue;
     if (it.pair != have) {
-      gather_block(p, x, it.b, c0, cn, hwc, row);
+      keyed = keys && cn == kFwdLanes && roi_gather_keys(p, x, it.b, c0, khwc);
+      if (!keyed) gather_block(p, x, it.b, c0, cn, hwc, row);
       have = it.pair;
     }
     for (int64_t k = it.k0; k < it.k1; ++k) {
       const int64_t r = bk.order[k];
-      forward_roi_avx2(p, hwc, geo[r], yb, ab);
+      if (keyed)
+        roi_forward_keys(p, khwc, geo[r], yb, ab);
+      else
+        forward_roi_avx2(p, hwc, geo[r], yb, ab);
       lanes_to_runs(yb, bins, cn, yt);
       lanes_to_runs(reinterpret_cast<const float *>(ab), bins, cn, reinterpret_cast<float *>(at));
       if (dense) {
@@ -370,16 +377,20 @@ RoiDataError forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois
     bucket_by_batch(p, w.rois, &bk);
     const int64_t chunks = w.chunks, pairs = w.pairs;
     const int64_t hw = p.h * p.w;
+    int64_t max_extent = 0;  // the tallest or widest bin
     for (int64_t r = 0; r < p.r; ++r) {
       const RoiGeom &g = geo[r];
       int64_t cost = p.ph * p.pw;
       if (!g.empty)
         for (int64_t i = 0; i < p.ph; ++i)
-          for (int64_t j = 0; j < p.pw; ++j)
-            cost +=
-                std::max<int64_t>(0, g.he[i] - g.hs[i]) * std::max<int64_t>(0, g.we[j] - g.ws[j]);
+          for (int64_t j = 0; j < p.pw; ++j) {
+            const int64_t bh = g.he[i] - g.hs[i], bw = g.we[j] - g.ws[j];
+            cost += std::max<int64_t>(0, bh) * std::max<int64_t>(0, bw);
+            max_extent = std::max({max_extent, bh, bw});
+          }
       w.roi_cost[r] = cost;
     }
+    const bool keys = roi_keys_apply(p, x, max_extent);
     // Cost of an item: its ROIs' window pixels and bins, plus the copy of the planes for the first
     // run of a pair.
     int64_t total = 0;
@@ -395,7 +406,7 @@ RoiDataError forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois
     const bool nt = p.r * p.c * p.ph * p.pw * (dtype_size(p.dtype) + 4) >= kStreamMinBytes;
     auto body = [&](int part, int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t)
-        forward_blocks(p, x, geo, bk, chunks, y, argmax, nt, w.bound[t], w.bound[t + 1],
+        forward_blocks(p, x, geo, bk, chunks, y, argmax, nt, keys, w.bound[t], w.bound[t + 1],
                        w.slices.slice(part));
     };
     parallel_for(parts, body, parts);

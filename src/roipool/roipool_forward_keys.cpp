@@ -1,0 +1,145 @@
+// The float16 RoI forward's key-domain scan (roipool_forward_keys.h).
+#include "roipool_forward_keys.h"
+
+#include <cstdlib>
+
+#include "../core/keys16.h"
+
+namespace poolgrad {
+
+using namespace roi_detail;
+
+#if defined(__x86_64__) || defined(__i386__)
+#define POOLGRAD_AVX2 __attribute__((target("avx2,f16c")))
+
+bool roi_keys_apply(const RoiParams &p, const Strided4 &x, int64_t max_extent) {
+  return p.isa == Isa::kAvx2 && p.dtype == ACL_FLOAT16 && x.sw == 1 && max_extent <= 255;
+}
+
+namespace {
+
+using namespace keys16;
+
+// Keys with every NaN's replaced by the lowest key (below -inf's: it never wins); `zeros` collects
+// the -0.0 lanes.
+POOLGRAD_AVX2 inline __m256i scan_keys(__m256i x, __m256i nan_above, __m256i &zeros) {
+  zeros = _mm256_or_si256(zeros, negative_zeros(x));
+  return _mm256_blendv_epi8(to_keys(x), _mm256_set1_epi16(INT16_MIN), nans(x, nan_above));
+}
+
+// 8 pixels of 16 channels: in[l] holds channel l's pixels in its low half and channel l + 8's in
+// its high half; out[k] is pixel k's 16 channels. Three rounds of interleaving, each within the
+// 128-bit halves.
+POOLGRAD_AVX2 inline void transpose16(const __m256i in[8], __m256i out[8]) {
+  __m256i t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_epi16(in[2 * i], in[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_epi16(in[2 * i], in[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {  // channels 4i .. 4i+3 (and + 8)
+    u[4 * i] = _mm256_unpacklo_epi32(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 1] = _mm256_unpackhi_epi32(t[4 * i], t[4 * i + 2]);
+    u[4 * i + 2] = _mm256_unpacklo_epi32(t[4 * i + 1], t[4 * i + 3]);
+    u[4 * i + 3] = _mm256_unpackhi_epi32(t[4 * i + 1], t[4 * i + 3]);
+  }
+  for (int k = 0; k < 4; ++k) {
+    out[2 * k] = _mm256_unpacklo_epi64(u[k], u[k + 4]);
+    out[2 * k + 1] = _mm256_unpackhi_epi64(u[k], u[k + 4]);
+  }
+}
+
+}  // namespace
+
+POOLGRAD_AVX2 bool roi_gather_keys(const RoiParams &p, const Strided4 &x, int64_t b, int64_t c0,
+                                   int16_t *khwc) {
+  const __m256i nan = _mm256_set1_epi16(nan_above(p.dtype));
+  __m256i zeros = _mm256_setzero_si256();
+  const int16_t low = nan_above(p.dtype);
+  bool zero_seen = false;
+  for (int64_t h = 0; h < p.h; ++h) {
+    const uint16_t *src[16];
+    for (int l = 0; l < 16; ++l)
+      src[l] = reinterpret_cast<const uint16_t *>(elem(x, 2, b, c0 + l, h, 0));
+    int16_t *const d = khwc + h * p.w * 16;
+    int64_t w = 0;
+    for (; w + 8 <= p.w; w += 8) {
+      __m256i in[8], out[8];
+      for (int l = 0; l < 8; ++l)
+        in[l] = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i *>(src[l] + w))),
+            _mm_loadu_si128(reinterpret_cast<const __m128i *>(src[l + 8] + w)), 1);
+      transpose16(in, out);
+      for (int k = 0; k < 8; ++k)
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(d + (w + k) * 16),
+                            scan_keys(out[k], nan, zeros));
+    }
+    for (; w < p.w; ++w)  // the row's last W % 8 pixels one value at a time
+      for (int l = 0; l < 16; ++l) {
+        const uint16_t v = src[l][w];
+        const int16_t mag = static_cast<int16_t>(v & 0x7FFF);
+        zero_seen |= v == 0x8000;
+        d[w * 16 + l] = mag > low ? INT16_MIN : (v & 0x8000) ? static_cast<int16_t>(-mag) : mag;
+      }
+  }
+  return !zero_seen && _mm256_testz_si256(zeros, zeros);
+}
+
+POOLGRAD_AVX2 void roi_forward_keys(const RoiParams &p, const int16_t *khwc, const RoiGeom &g,
+                                    float *yb, int32_t *ab) {
+  const __m256i minus_inf = _mm256_set1_epi16(static_cast<int16_t>(-nan_above(p.dtype)));
+  const __m256i none = _mm256_set1_epi16(-1), one = _mm256_set1_epi16(1);
+  const __m256i ff = _mm256_set1_epi32(0xFF), w32 = _mm256_set1_epi32(static_cast<int>(p.w));
+  for (int64_t i = 0; i < p.ph; ++i)
+    for (int64_t j = 0; j < p.pw; ++j) {
+      const int64_t k = (i * p.pw + j) * 16;
+      if (g.empty || g.he[i] <= g.hs[i] || g.we[j] <= g.ws[j]) {
+        const __m256 zero = _mm256_setzero_ps();
+        _mm256_storeu_ps(yb + k, zero);
+        _mm256_storeu_ps(yb + k + 8, zero);
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(ab + k), _mm256_set1_epi32(-1));
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(ab + k + 8), _mm256_set1_epi32(-1));
+        continue;
+      }
+      __m256i best = minus_inf, bidx = none;
+      for (int64_t hh = g.hs[i]; hh < g.he[i]; ++hh) {
+        const __m256i *px = reinterpret_cast<const __m256i *>(khwc + (hh * p.w + g.ws[j]) * 16);
+        __m256i at = _mm256_set1_epi16(static_cast<int16_t>((hh - g.hs[i]) << 8));
+        for (int64_t ww = g.ws[j]; ww < g.we[j]; ++ww, ++px) {
+          const __m256i v = _mm256_loadu_si256(px);
+          const __m256i take = _mm256_cmpgt_epi16(v, best);
+          best = _mm256_max_epi16(best, v);
+          bidx = _mm256_blendv_epi8(bidx, at, take);
+          at = _mm256_add_epi16(at, one);
+        }
+      }
+      const __m256i bits = to_bits(best);
+      _mm256_storeu_ps(yb + k, bits_to_f32(p.dtype, _mm256_castsi256_si128(bits)));
+      _mm256_storeu_ps(yb + k + 8, bits_to_f32(p.dtype, _mm256_extracti128_si256(bits, 1)));
+      // The winner's row << 8 | column back to its pixel number; 0xFFFF (no winner) to -1.
+      const __m256i first = _mm256_set1_epi32(static_cast<int>(g.hs[i] * p.w + g.ws[j]));
+      for (int half = 0; half < 2; ++half) {
+        const __m256i rc = _mm256_cvtepu16_epi32(half ? _mm256_extracti128_si256(bidx, 1)
+                                                      : _mm256_castsi256_si128(bidx));
+        const __m256i pix = _mm256_add_epi32(
+            first, _mm256_add_epi32(_mm256_mullo_epi32(_mm256_srli_epi32(rc, 8), w32),
+                                    _mm256_and_si256(rc, ff)));
+        const __m256i unset = _mm256_cmpeq_epi32(rc, _mm256_set1_epi32(0xFFFF));
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(ab + k + 8 * half),
+                            _mm256_or_si256(pix, unset));
+      }
+    }
+}
+#else
+// Other machines have no key scan: roi_keys_apply is false, and nothing below is reached.
+bool roi_keys_apply(const RoiParams &, const Strided4 &, int64_t) {
+  return false;
+}
+bool roi_gather_keys(const RoiParams &, const Strided4 &, int64_t, int64_t, int16_t *) {
+  std::abort();
+}
+void roi_forward_keys(const RoiParams &, const int16_t *, const RoiGeom &, float *, int32_t *) {
+  std::abort();
+}
+#endif
+
+}  // namespace poolgrad
