@@ -135,8 +135,9 @@ void fwd_plane_layout(Arena &a, const MaxPoolParams &p, bool in_place, bool keys
   const int64_t taps = hi > lo ? p.a.kw : 0;
   // slack: the scan's last vector may overhang
   s->split = a.take<float>(phases * p.h * split_pitch(p, keys) + 8);
-  s->orow = a.take<float>((whole_planes ? p.ho * p.wo : p.wo) + 16);
-  s->irow = a.take<int64_t>((whole_planes ? p.ho * p.wo : p.wo) + 16);
+  const int64_t block = keys ? 16 : 8;  // slack: blocks are stored whole
+  s->orow = a.take<float>((whole_planes ? p.ho * p.wo : p.wo) + block);
+  s->irow = a.take<int64_t>((whole_planes ? p.ho * p.wo : p.wo) + block);
   s->rowf = a.take<float>(in_place ? 0 : p.w + 16);  // slack: split_row's last block reads 16
   s->col_at = a.take<int64_t>(p.w);
   s->qphase = a.take<int64_t>(taps);
@@ -320,14 +321,15 @@ POOLGRAD_BODY void scan_interior(const float *at, const int64_t *tap_at, const u
                                  uint32_t row_base, const u8 &lane_off, float *orow,
                                  int64_t *irow) {
   for (; ow + 8 < ow_hi; ow += 16) {
+    const float *const block = at + ow;  // (named: the compiler otherwise adds ow at every tap)
     f8 best0, best1;
-    LOADF8(best0, at + ow + tap_at[0]);
-    LOADF8(best1, at + ow + 8 + tap_at[0]);
+    LOADF8(best0, block + tap_at[0]);
+    LOADF8(best1, block + 8 + tap_at[0]);
     u8 bidx0 = u8{} + tap_index[0], bidx1 = bidx0;
     for (int64_t t = 1; t < taps; ++t) {
       f8 v0, v1;
-      LOADF8(v0, at + ow + tap_at[t]);
-      LOADF8(v1, at + ow + 8 + tap_at[t]);
+      LOADF8(v0, block + tap_at[t]);
+      LOADF8(v1, block + 8 + tap_at[t]);
       const u8 ti = u8{} + tap_index[t];
       scan_step<kNoNan>(best0, bidx0, v0, ti);
       scan_step<kNoNan>(best1, bidx1, v1, ti);
