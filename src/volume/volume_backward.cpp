@@ -51,8 +51,7 @@ void backward_range(const VolumeParams &p, const Strided5 &gy, const Strided5 &i
   const int64_t D = p.ax[0].in, H = p.ax[1].in, W = p.ax[2].in, dhw = p.volume();
   const int64_t dout = p.ax[0].out, hout = p.ax[1].out, wout = p.ax[2].out;
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
-  // Streaming stores pay off for volumes of some size (the max-pool backward's measurement).
-  const bool nt = !p.serial && dhw * esz >= 8192;
+  const bool nt = !p.serial && dhw * esz >= kPlaneStreamMinBytes;
   const bool dense = dense_volumes(p, gx);
   for (int64_t v = b; v < e; ++v) {
     const int64_t n = v / p.c, c = v % p.c;
