@@ -70,6 +70,25 @@ def test_gather_path_matches_pytorch(shape, ceil):
     assert torch.equal(torch.signbit(gx), torch.signbit(ref))
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_16bit_forward_large_planes_bit_exact(dtype):
+    # 16 MB of outputs: the AVX2 plan scans bfloat16 / float16 planes as int16 keys and streams
+    # whole planes out as the dtype's bits. Planes holding -0.0 or NaN take the float32 scan; all
+    # must equal PyTorch bit for bit (the sign of a zero included) with the same indices.
+    x = torch.randn((8, 64, 112, 112), generator=torch.Generator().manual_seed(5)).to(dtype)
+    x[1].view(-1)[::97] = -0.0
+    x[2].view(-1)[5::1013] = float("nan")
+    x[3].zero_()
+    x[3].view(-1)[::3] = -0.0
+    for view in (x, x[:, ::2, :, 1:]):  # and rows that are not whole planes
+        ref_out, ref_idx = torch.nn.functional.max_pool2d(view, 3, 2, 1, return_indices=True)
+        out, idx = pgt.max_pool2d(view, 3, 2, 1, return_indices=True)
+        assert torch.equal(idx, ref_idx)
+        nan = torch.isnan(ref_out)
+        assert torch.equal(torch.isnan(out), nan)
+        assert torch.equal(out.view(torch.int16)[~nan], ref_out.view(torch.int16)[~nan])
+
+
 def test_int32_indices_and_numpy_io():
     x = np.random.default_rng(0).standard_normal((2, 3, 8, 8)).astype(np.float32)
     out, idx = poolgrad.max_pool2d_with_indices(x, 2, index_dtype="int32")

@@ -80,6 +80,18 @@ __attribute__((target("avx2,f16c"))) void h_out_avx2(const float *s, uint16_t *d
   for (; i < n; ++i) d[i] = h_one<kind>(s[i]);
 }
 
+__attribute__((target("avx2"))) void u16_out_avx2(const uint16_t *s, uint16_t *d, int64_t n,
+                                                  bool nt) {
+  int64_t i = 0;
+  if (nt) {
+    for (; i < n && (reinterpret_cast<uintptr_t>(d + i) & 31) != 0; ++i) d[i] = s[i];
+    for (; i + 16 <= n; i += 16)
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(d + i),
+                          _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s + i)));
+  }
+  for (; i < n; ++i) d[i] = s[i];
+}
+
 __attribute__((target("avx2"))) void i64_out_avx2(const int64_t *s, int64_t *d, int64_t n,
                                                   bool nt) {
   int64_t i = 0;
@@ -181,6 +193,18 @@ void row_from_f32(Isa isa, aclDataType dtype, const float *src, void *dst, int64
     for (int64_t i = 0; i < n; ++i) d[i * stride] = float_to_half(src[i]);
   else
     for (int64_t i = 0; i < n; ++i) d[i * stride] = float_to_bf16(src[i]);
+}
+
+void row_copy16(Isa isa, const uint16_t *src, void *dst, int64_t stride, int64_t n,
+                bool nontemporal) {
+  if (n <= 0) return;
+  uint16_t *d = static_cast<uint16_t *>(dst);
+  if (stride == 1 && nontemporal && isa == Isa::kAvx2)
+    u16_out_avx2(src, d, n, true);
+  else if (stride == 1)
+    std::memcpy(d, src, static_cast<size_t>(n) * 2);
+  else
+    for (int64_t i = 0; i < n; ++i) d[i * stride] = src[i];
 }
 
 void stream_fence() {

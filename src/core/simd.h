@@ -18,6 +18,10 @@ void row_from_f32(Isa isa, aclDataType dtype, const float *src, void *dst, int64
 // dst[i * stride] = src[i] as INT32 or INT64 indices, with streaming stores as row_from_f32.
 void index_row_out(Isa isa, aclDataType idt, const int64_t *src, void *dst, int64_t stride,
                    int64_t n, bool nontemporal);
+// dst[i * stride] = src[i] for 16-bit values already in the destination's dtype (bits copied),
+// with streaming stores as row_from_f32.
+void row_copy16(Isa isa, const uint16_t *src, void *dst, int64_t stride, int64_t n,
+                bool nontemporal);
 void stream_fence();
 // Outputs at least this large are written with streaming stores (they would not stay in cache).
 constexpr int64_t kStreamMinBytes = int64_t(8) << 20;

@@ -3,7 +3,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <limits>
 
 #include "../core/keys16.h"
 
@@ -27,13 +26,8 @@ POOLGRAD_AVX2 inline __m256i refused(__m256i x, __m256i nan_above) {
   return _mm256_or_si256(nans(x, nan_above), negative_zeros(x));
 }
 
-POOLGRAD_AVX2 inline float key_to_float(aclDataType dtype, int16_t key) {
-  const uint16_t bits = static_cast<uint16_t>(key < 0 ? (-key) | 0x8000 : key);
-  if (dtype == ACL_FLOAT16) return _cvtsh_ss(bits);
-  const uint32_t w = uint32_t(bits) << 16;
-  float f;
-  std::memcpy(&f, &w, sizeof f);
-  return f;
+POOLGRAD_AVX2 inline uint16_t key_to_bits(int16_t key) {
+  return static_cast<uint16_t>(key < 0 ? (-key) | 0x8000 : key);
 }
 
 // 16 columns' keys as [the 8 even columns | the 8 odd columns].
@@ -108,9 +102,9 @@ POOLGRAD_AVX2 bool key_split_plane(aclDataType dtype, const uint16_t *plane, int
                  : split_plane<2>(plane, H, W, row_stride, pitch, phase_stride, nan, keys);
 }
 
-POOLGRAD_AVX2 void key_scan_interior(aclDataType dtype, const int16_t *at, const int64_t *tap_at,
+POOLGRAD_AVX2 void key_scan_interior(const int16_t *at, const int64_t *tap_at,
                                      const uint32_t *tap_index, int64_t taps, int64_t ow,
-                                     int64_t ow_hi, int64_t sw, uint32_t row_base, float *orow,
+                                     int64_t ow_hi, int64_t sw, uint32_t row_base, uint16_t *orow,
                                      int64_t *irow) {
   const __m256i step = _mm256_set1_epi32(static_cast<int32_t>(sw));
   const __m256i lane_lo = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), step);
@@ -124,9 +118,7 @@ POOLGRAD_AVX2 void key_scan_interior(aclDataType dtype, const int16_t *at, const
       best = _mm256_max_epi16(best, v);
       bidx = _mm256_blendv_epi8(bidx, _mm256_set1_epi16(static_cast<int16_t>(tap_index[t])), take);
     }
-    const __m256i bits = to_bits(best);
-    _mm256_storeu_ps(orow + ow, bits_to_f32(dtype, _mm256_castsi256_si128(bits)));
-    _mm256_storeu_ps(orow + ow + 8, bits_to_f32(dtype, _mm256_extracti128_si256(bits, 1)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(orow + ow), to_bits(best));
     // Indices: the relative index (16 bits) widened, plus the block's first index and each lane's
     // column offset, in wrapping 32-bit sums (lanes past the row are discarded), then to int64.
     const __m256i first = _mm256_set1_epi32(static_cast<int32_t>(row_base + uint32_t(ow * sw)));
@@ -145,9 +137,9 @@ POOLGRAD_AVX2 void key_scan_interior(aclDataType dtype, const int16_t *at, const
 POOLGRAD_AVX2 void key_scan_scalar(aclDataType dtype, const int16_t *keys, const int64_t *col_at,
                                    int64_t pitch, int64_t w, int64_t hs, int64_t m0, int64_t m1,
                                    int64_t dh, int64_t ws, int64_t q0, int64_t q1, int64_t dw,
-                                   float *best_out, int64_t *idx_out) {
+                                   uint16_t *best_out, int64_t *idx_out) {
   if (m1 <= m0 || q1 <= q0) {
-    *best_out = -std::numeric_limits<float>::infinity();
+    *best_out = key_to_bits(static_cast<int16_t>(-nan_above(dtype)));  // -inf
     *idx_out = -1;
     return;
   }
@@ -164,7 +156,7 @@ POOLGRAD_AVX2 void key_scan_scalar(aclDataType dtype, const int16_t *keys, const
       best = take ? v : best;
     }
   }
-  *best_out = key_to_float(dtype, best);
+  *best_out = key_to_bits(best);
   *idx_out = bi;
 }
 #else
@@ -176,12 +168,12 @@ bool key_split_plane(aclDataType, const uint16_t *, int64_t, int64_t, int64_t, i
                      int64_t, int16_t *) {
   std::abort();
 }
-void key_scan_interior(aclDataType, const int16_t *, const int64_t *, const uint32_t *, int64_t,
-                       int64_t, int64_t, int64_t, uint32_t, float *, int64_t *) {
+void key_scan_interior(const int16_t *, const int64_t *, const uint32_t *, int64_t, int64_t,
+                       int64_t, int64_t, uint32_t, uint16_t *, int64_t *) {
   std::abort();
 }
 void key_scan_scalar(aclDataType, const int16_t *, const int64_t *, int64_t, int64_t, int64_t,
-                     int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, float *,
+                     int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, uint16_t *,
                      int64_t *) {
   std::abort();
 }

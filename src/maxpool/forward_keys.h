@@ -25,16 +25,17 @@ bool key_split_plane(aclDataType dtype, const uint16_t *plane, int64_t H, int64_
                      int16_t *keys);
 // Outputs [ow, ow_hi) of one row whose taps all lie inside the plane, 16 at a time (as the float
 // scan's scan_interior: at = the keys at the row's first tap row, tap t reads at + ow + tap_at[t],
-// relative index tap_index[t]; the first maximum wins). Values go to orow as float32, indices
-// (row_base + ow*sw + the winning tap's relative index) to irow; a last partial block writes up to
-// 15 entries past ow_hi.
-void key_scan_interior(aclDataType dtype, const int16_t *at, const int64_t *tap_at,
-                       const uint32_t *tap_index, int64_t taps, int64_t ow, int64_t ow_hi,
-                       int64_t sw, uint32_t row_base, float *orow, int64_t *irow);
+// relative index tap_index[t]; the first maximum wins). Values go to orow as the dtype's bits (the
+// winning element itself), indices (row_base + ow*sw + the winning tap's relative index) to irow;
+// a last partial block writes up to 15 entries past ow_hi.
+void key_scan_interior(const int16_t *at, const int64_t *tap_at, const uint32_t *tap_index,
+                       int64_t taps, int64_t ow, int64_t ow_hi, int64_t sw, uint32_t row_base,
+                       uint16_t *orow, int64_t *irow);
 // One output's window by scalar code (borders): rows hs + m*dH for m in [m0, m1), columns
-// ws + q*dW for q in [q0, q1); row ih, column iw is keys[ih * pitch + col_at[iw]].
+// ws + q*dW for q in [q0, q1); row ih, column iw is keys[ih * pitch + col_at[iw]]. The value as
+// the dtype's bits (-inf and index -1 for a window with no element).
 void key_scan_scalar(aclDataType dtype, const int16_t *keys, const int64_t *col_at, int64_t pitch,
                      int64_t w, int64_t hs, int64_t m0, int64_t m1, int64_t dh, int64_t ws,
-                     int64_t q0, int64_t q1, int64_t dw, float *best_out, int64_t *idx_out);
+                     int64_t q0, int64_t q1, int64_t dw, uint16_t *best_out, int64_t *idx_out);
 
 }  // namespace poolgrad

@@ -475,6 +475,8 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
       int64_t m0, m1;
       tap_range(hs, a.kh, a.dh, p.h, &m0, &m1);
       float *const orow = s.orow + (nt ? oh * p.wo : 0);
+      // Key planes leave their values as the dtype's bits, in the same buffer.
+      uint16_t *const obits = reinterpret_cast<uint16_t *>(s.orow) + (nt ? oh * p.wo : 0);
       int64_t *const irow = s.irow + (nt ? oh * p.wo : 0);
       auto scalar_at = [&](int64_t ow) {
         const int64_t ws = ow * a.sw - a.pw;
@@ -482,7 +484,7 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
         tap_range(ws, a.kw, a.dw, p.w, &q0, &q1);
         if (kp)
           key_scan_scalar(p.dtype, kplane, s.col_at, pw_len, p.w, hs, m0, m1, a.dh, ws, q0, q1,
-                          a.dw, &orow[ow], &bi);
+                          a.dw, &obits[ow], &bi);
         else if (no_nan)
           scan_scalar<true>(s.split, s.col_at, pw_len, p.w, hs, m0, m1, a.dh, ws, q0, q1, a.dw,
                             &orow[ow], &bi);
@@ -504,8 +506,8 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
         const int64_t row_at = full ? hs * pw_len : 0;  // the full table is relative to row hs
         const uint32_t row_base = static_cast<uint32_t>(hs * p.w - a.pw);
         if (kp)
-          key_scan_interior(p.dtype, kplane + row_at, tap_at, tap_index, taps, ow, ow_hi, a.sw,
-                            row_base, orow, irow);
+          key_scan_interior(kplane + row_at, tap_at, tap_index, taps, ow, ow_hi, a.sw, row_base,
+                            obits, irow);
         else if (no_nan)
           scan_interior<true>(s.split + row_at, tap_at, tap_index, taps, ow, ow_hi, a.sw, row_base,
                               lane_off, orow, irow);
@@ -516,11 +518,18 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
       }
       for (; ow < p.wo; ++ow) scalar_at(ow);
       if (nt) continue;  // the plane is written whole below
-      row_from_f32(p.isa, p.dtype, orow, elem(out, esz, n, c, oh, 0), out.sw, p.wo, false);
+      if (kp)
+        row_copy16(p.isa, obits, elem(out, esz, n, c, oh, 0), out.sw, p.wo, false);
+      else
+        row_from_f32(p.isa, p.dtype, orow, elem(out, esz, n, c, oh, 0), out.sw, p.wo, false);
       store_index_row(idx, p.index_dtype, n, c, oh, irow, p.wo);
     }
     if (nt) {
-      row_from_f32(p.isa, p.dtype, s.orow, elem(out, esz, n, c, 0, 0), 1, p.ho * p.wo, true);
+      if (kp)
+        row_copy16(p.isa, reinterpret_cast<const uint16_t *>(s.orow), elem(out, esz, n, c, 0, 0), 1,
+                   p.ho * p.wo, true);
+      else
+        row_from_f32(p.isa, p.dtype, s.orow, elem(out, esz, n, c, 0, 0), 1, p.ho * p.wo, true);
       index_row_out(p.isa, p.index_dtype, s.irow, elem(idx, isz, n, c, 0, 0), 1, p.ho * p.wo, true);
     }
   }
