@@ -717,7 +717,9 @@ TEST(MaxPoolNumerics, Forward16BitSpecialValuesBitExact) {
   const int64_t H = 7;
   for (aclDataType dt : {ACL_BF16, ACL_FLOAT16})
     for (const int mix : {0, 1, 2})  // 0: numbers, 1: and signed zeros, 2: and NaNs
-      for (const int64_t W : {48, 37, 16, 9})
+      // 48: whole 32- and 16-column steps; 57 and 21: a 16-column step, then a rest; 37: a rest
+      // after 32; 16 and 9: one step or only a rest.
+      for (const int64_t W : {48, 57, 37, 21, 16, 9})
         for (const int64_t stride : {1, 2}) {
           SCOPED_TRACE(testing::Message()
                        << "dt=" << dt << " mix=" << mix << " W=" << W << " stride=" << stride);

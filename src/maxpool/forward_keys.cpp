@@ -37,15 +37,10 @@ POOLGRAD_AVX2 inline __m256i even_odd(__m256i k) {
   return _mm256_permute4x64_epi64(_mm256_shuffle_epi8(k, within), 0xD8);
 }
 
-// Columns j .. j+15 (sw 1) or j .. j+31 (sw 2) of a row, loaded as a and b (b unused for sw 1),
-// stored as keys. Returns the refused lanes.
-template <int kSw>
-POOLGRAD_AVX2 inline __m256i split_block(__m256i a, __m256i b, __m256i nan_above, int16_t *dst,
-                                         int64_t phase_stride, int64_t j) {
-  if (kSw == 1) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + j), to_keys(a));
-    return refused(a, nan_above);
-  }
+// Columns j .. j+31 of a row at stride 2, loaded as a and b, stored as keys: 16 of each phase.
+// Returns the refused lanes.
+POOLGRAD_AVX2 inline __m256i split32(__m256i a, __m256i b, __m256i nan_above, int16_t *dst,
+                                     int64_t phase_stride, int64_t j) {
   const __m256i ka = even_odd(to_keys(a)), kb = even_odd(to_keys(b));
   _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + j / 2),
                       _mm256_permute2x128_si256(ka, kb, 0x20));
@@ -54,39 +49,50 @@ POOLGRAD_AVX2 inline __m256i split_block(__m256i a, __m256i b, __m256i nan_above
   return _mm256_or_si256(refused(a, nan_above), refused(b, nan_above));
 }
 
+// Columns j .. j+15 of a row at column stride kSw, loaded as a, stored as keys (stride 2: 8 of each
+// phase). Returns the refused lanes.
+template <int kSw>
+POOLGRAD_AVX2 inline __m256i split16(__m256i a, __m256i nan_above, int16_t *dst,
+                                     int64_t phase_stride, int64_t j) {
+  if (kSw == 1) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst + j), to_keys(a));
+  } else {
+    const __m256i k = even_odd(to_keys(a));
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + j / 2), _mm256_castsi256_si128(k));
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + phase_stride + j / 2),
+                     _mm256_extracti128_si256(k, 1));
+  }
+  return refused(a, nan_above);
+}
+
+// Each row: 32 columns at a time (stride 2), then 16, then the last < 16 as a zero-padded block of
+// 16 (its stores stay in the row's pitch, a multiple of 16). (The rest is copied to the stack
+// block and reloaded: a failed store forwarding, once a row; rows whose width is a multiple of 16
+// never take it.)
 template <int kSw>
 POOLGRAD_AVX2 bool split_plane(const uint16_t *plane, int64_t H, int64_t W, int64_t row_stride,
                                int64_t pitch, int64_t phase_stride, __m256i nan_above,
                                int16_t *keys) {
-  constexpr int64_t kBlock = 16 * kSw;
   __m256i bad = _mm256_setzero_si256();
   for (int64_t h = 0; h < H; ++h) {
     const uint16_t *const row = plane + h * row_stride;
     int16_t *const dst = keys + h * pitch;
     int64_t j = 0;
-    for (; j + kBlock <= W; j += kBlock) {
+    if (kSw == 2)
+      for (; j + 32 <= W; j += 32) {
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row + j));
+        const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row + j + 16));
+        bad = _mm256_or_si256(bad, split32(a, b, nan_above, dst, phase_stride, j));
+      }
+    for (; j + 16 <= W; j += 16) {
       const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row + j));
-      const __m256i b =
-          kSw == 1 ? a : _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row + j + 16));
-      bad = _mm256_or_si256(bad, split_block<kSw>(a, b, nan_above, dst, phase_stride, j));
+      bad = _mm256_or_si256(bad, split16<kSw>(a, nan_above, dst, phase_stride, j));
     }
-    if (kSw == 2 && j + 16 <= W) {  // 16 more columns: 8 of each phase
-      const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row + j));
-      const __m256i k = even_odd(to_keys(a));
-      _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + j / 2), _mm256_castsi256_si128(k));
-      _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + phase_stride + j / 2),
-                       _mm256_extracti128_si256(k, 1));
-      bad = _mm256_or_si256(bad, refused(a, nan_above));
-      j += 16;
-    }
-    // The rest (rows whose width is not a multiple of 16) as a zero-padded block: its stores stay
-    // in the row's pitch. (Loading the block just written costs a failed store forwarding.)
     if (j < W) {
-      alignas(32) uint16_t rest[32] = {};
+      alignas(32) uint16_t rest[16] = {};
       std::memcpy(rest, row + j, static_cast<size_t>(W - j) * 2);
       const __m256i a = _mm256_load_si256(reinterpret_cast<const __m256i *>(rest));
-      const __m256i b = _mm256_load_si256(reinterpret_cast<const __m256i *>(rest + 16));
-      bad = _mm256_or_si256(bad, split_block<kSw>(a, b, nan_above, dst, phase_stride, j));
+      bad = _mm256_or_si256(bad, split16<kSw>(a, nan_above, dst, phase_stride, j));
     }
   }
   return _mm256_testz_si256(bad, bad);
