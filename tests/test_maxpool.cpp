@@ -655,6 +655,23 @@ TEST(MaxPoolNumerics, TiesFirstWinsNaNLastWins) {
 // split's vector part, its scalar tail at W = 37, a plane narrower than 16 columns, either column
 // phase, a border column, any channel) must switch it back on. Values are small integers: ties
 // everywhere.
+// Runs aclnnMaxPool2dWithIndices on x (values xd, C planes of H x W) with a's square attributes
+// (dilation 1, floor mode) into out and idx, and the naive reference into rout and ridx.
+void forward_and_reference(HostTensor &x, HostTensor &out, HostTensor &idx,
+                           const std::vector<float> &xd, int64_t C, int64_t H, int64_t W,
+                           const PoolRef &a, int64_t ho, int64_t wo, std::vector<float> *rout,
+                           std::vector<int64_t> *ridx) {
+  IntArray k({a.kh}), s({a.sh}), p({a.ph}), d({1});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                      &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+  ref_forward(xd, C, H, W, a, ho, wo, rout, ridx);
+}
+
 TEST(MaxPoolNumerics, ForwardOneNaNAnywhere) {
   const int64_t H = 9;
   std::mt19937 rng(7);
@@ -684,17 +701,10 @@ TEST(MaxPoolNumerics, ForwardOneNaNAnywhere) {
               xd[i] = at >= 0 && i == at % C * H * W + at ? std::nanf("") : float(small(rng));
               x.set(i, xd[i]);
             }
-            IntArray k({3}), s({stride}), p({1}), d({1});
-            uint64_t ws;
-            aclOpExecutor *ex;
-            ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
-                                                                idx.t(), &ws, &ex),
-                      ACLNN_SUCCESS);
-            ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr),
-                      ACLNN_SUCCESS);
             std::vector<float> rout;
             std::vector<int64_t> ridx;
-            ref_forward(xd, C, H, W, a, ho, wo, &rout, &ridx);
+            forward_and_reference(x, out, idx, xd, C, H, W, a, ho, wo, &rout, &ridx);
+            if (HasFatalFailure()) return;
             for (int64_t o = 0; o < C * ho * wo; ++o) {
               ASSERT_EQ(std::isnan(out.get(o)), std::isnan(rout[o])) << "pos " << o;
               if (!std::isnan(rout[o])) {
@@ -742,17 +752,10 @@ TEST(MaxPoolNumerics, Forward16BitSpecialValuesBitExact) {
             xd[i] = zeros && i >= H * W ? (i % 3 ? 0.0f : -0.0f) : pool[pick(rng)];
             x.set(i, xd[i]);
           }
-          IntArray k({3}), s({stride}), p({1}), d({1});
-          uint64_t ws;
-          aclOpExecutor *ex;
-          ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
-                                                              idx.t(), &ws, &ex),
-                    ACLNN_SUCCESS);
-          ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr),
-                    ACLNN_SUCCESS);
           std::vector<float> rout;
           std::vector<int64_t> ridx;
-          ref_forward(xd, C, H, W, a, ho, wo, &rout, &ridx);
+          forward_and_reference(x, out, idx, xd, C, H, W, a, ho, wo, &rout, &ridx);
+          if (HasFatalFailure()) return;
           for (int64_t o = 0; o < C * ho * wo; ++o) {
             ASSERT_EQ(idx.get_int(o), ridx[o]) << "pos " << o;
             ASSERT_EQ(std::isnan(out.get(o)), std::isnan(rout[o])) << "pos " << o;
@@ -778,16 +781,10 @@ TEST(MaxPoolNumerics, Forward16BitWideRowsIndicesExact) {
       xd[i] = float(small(rng));
       x.set(i, xd[i]);
     }
-    IntArray k({3}), s({2}), p({0}), d({1});
-    uint64_t ws;
-    aclOpExecutor *ex;
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
-                                                        &ws, &ex),
-              ACLNN_SUCCESS);
-    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
     std::vector<float> rout;
     std::vector<int64_t> ridx;
-    ref_forward(xd, 1, H, W, a, ho, wo, &rout, &ridx);
+    forward_and_reference(x, out, idx, xd, 1, H, W, a, ho, wo, &rout, &ridx);
+    if (HasFatalFailure()) return;
     for (int64_t o = 0; o < ho * wo; ++o) {
       ASSERT_EQ(idx.get_int(o), ridx[o]) << "pos " << o;
       ASSERT_EQ(out.get(o), rout[o]) << "pos " << o;

@@ -80,24 +80,14 @@ __attribute__((target("avx2,f16c"))) void h_out_avx2(const float *s, uint16_t *d
   for (; i < n; ++i) d[i] = h_one<kind>(s[i]);
 }
 
-__attribute__((target("avx2"))) void u16_out_avx2(const uint16_t *s, uint16_t *d, int64_t n,
-                                                  bool nt) {
+// n elements copied as they are: with nt, in 32-byte streaming stores from the first aligned one.
+template <class T>
+__attribute__((target("avx2"))) void copy_out_avx2(const T *s, T *d, int64_t n, bool nt) {
+  constexpr int64_t kStep = 32 / sizeof(T);
   int64_t i = 0;
   if (nt) {
     for (; i < n && (reinterpret_cast<uintptr_t>(d + i) & 31) != 0; ++i) d[i] = s[i];
-    for (; i + 16 <= n; i += 16)
-      _mm256_stream_si256(reinterpret_cast<__m256i *>(d + i),
-                          _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s + i)));
-  }
-  for (; i < n; ++i) d[i] = s[i];
-}
-
-__attribute__((target("avx2"))) void i64_out_avx2(const int64_t *s, int64_t *d, int64_t n,
-                                                  bool nt) {
-  int64_t i = 0;
-  if (nt) {
-    for (; i < n && (reinterpret_cast<uintptr_t>(d + i) & 31) != 0; ++i) d[i] = s[i];
-    for (; i + 4 <= n; i += 4)
+    for (; i + kStep <= n; i += kStep)
       _mm256_stream_si256(reinterpret_cast<__m256i *>(d + i),
                           _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s + i)));
   }
@@ -141,7 +131,7 @@ void index_row_out(Isa isa, aclDataType idt, const int64_t *src, void *dst, int6
   }
   int64_t *d = static_cast<int64_t *>(dst);
   if (stride == 1 && isa == Isa::kAvx2)
-    i64_out_avx2(src, d, n, nontemporal);
+    copy_out_avx2(src, d, n, nontemporal);
   else if (stride == 1)
     std::memcpy(d, src, static_cast<size_t>(n) * 8);
   else
@@ -200,7 +190,7 @@ void row_copy16(Isa isa, const uint16_t *src, void *dst, int64_t stride, int64_t
   if (n <= 0) return;
   uint16_t *d = static_cast<uint16_t *>(dst);
   if (stride == 1 && nontemporal && isa == Isa::kAvx2)
-    u16_out_avx2(src, d, n, true);
+    copy_out_avx2(src, d, n, true);
   else if (stride == 1)
     std::memcpy(d, src, static_cast<size_t>(n) * 2);
   else
