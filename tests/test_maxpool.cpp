@@ -650,11 +650,6 @@ TEST(MaxPoolNumerics, TiesFirstWinsNaNLastWins) {
   EXPECT_EQ(idx.get_int(0), 1);
 }
 
-// The forwards leave the NaN test out of their window scans where the input holds no NaN: the
-// plane forward per plane, the channels-last forward per window row. One NaN anywhere (the plane
-// split's vector part, its scalar tail at W = 37, a plane narrower than 16 columns, either column
-// phase, a border column, any channel) must switch it back on. Values are small integers: ties
-// everywhere.
 // Runs aclnnMaxPool2dWithIndices on x (values xd, C planes of H x W) with a's square attributes
 // (dilation 1, floor mode) into out and idx, and the naive reference into rout and ridx.
 void forward_and_reference(HostTensor &x, HostTensor &out, HostTensor &idx,
@@ -672,6 +667,11 @@ void forward_and_reference(HostTensor &x, HostTensor &out, HostTensor &idx,
   ref_forward(xd, C, H, W, a, ho, wo, rout, ridx);
 }
 
+// The forwards leave the NaN test out of their window scans where the input holds no NaN: the
+// plane forward per plane, the channels-last forward per window row. One NaN anywhere (the plane
+// split's vector part, its scalar tail at W = 37, a plane narrower than 16 columns, either column
+// phase, a border column, any channel) must switch it back on. Values are small integers: ties
+// everywhere.
 TEST(MaxPoolNumerics, ForwardOneNaNAnywhere) {
   const int64_t H = 9;
   std::mt19937 rng(7);
