@@ -669,9 +669,9 @@ void forward_and_reference(HostTensor &x, HostTensor &out, HostTensor &idx,
 
 // The forwards leave the NaN test out of their window scans where the input holds no NaN: the
 // plane forward per plane, the channels-last forward per window row. One NaN anywhere (the plane
-// split's vector part, its scalar tail at W = 37, a plane narrower than 16 columns, either column
-// phase, a border column, any channel) must switch it back on. Values are small integers: ties
-// everywhere.
+// split's 16-column steps, a row's last block at W = 37, a plane narrower than 16 columns, the
+// scalar rest of a plane's last row, either column phase, a border column, any channel) must
+// switch it back on. Values are small integers: ties everywhere.
 TEST(MaxPoolNumerics, ForwardOneNaNAnywhere) {
   const int64_t H = 9;
   std::mt19937 rng(7);
