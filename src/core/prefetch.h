@@ -18,18 +18,23 @@ constexpr int64_t kPrefetchMinBytes = int64_t(32) << 20;
 // find gradInput in cache from one call to the next: they scatter into it in place instead of
 // into a scratch accumulator written out with streaming stores. Past it, zeroing gradInput in
 // place first reads its lines from memory (measured: the 3-D video-adaptive3d backward, 51 MB,
-// 0.84 -> 1.28 ms in place; the 25 MB chw-single backward 1.09 -> 1.46 ms at 1 thread).
+// 0.84 -> 1.28 ms in place; the 25 MB chw-single backward, 16.8 MB of it gradInput, 1.03 -> 1.53
+// ms at 1 thread), unless gradInput alone is at most half of it (a quarter of the L3): gradOutput
+// and the indices then stream past it and it stays (the dilated backward, 8 MB of 25-34 MB: 1.79
+// -> 1.62 ms at 1 thread, 0.95 -> 0.80 at 2; overlap-s1, 6.4 MB of 19-26 MB: 1.16 -> 1.08 and 0.60
+// -> 0.52 ms).
 constexpr int64_t kInPlaceMaxBytes = kPrefetchMinBytes / 2;
 
 // Whether a backward uses its gradInput as its accumulator: a dense float32 one (the accumulator's
 // own layout and dtype) that does not overlap itself, in a call whose `items` planes or volumes of
 // `in_elems` float32 inputs and `out_elems` outputs (gradOutput + index bytes `out_bytes` each)
-// stay within kInPlaceMaxBytes. One rule for the 2-D and 3-D backwards, in phase 1 (no scratch
-// accumulator is reserved) and in the kernel.
+// stay within kInPlaceMaxBytes, or whose gradInput alone is at most half of that. One rule for the
+// 2-D and 3-D backwards, in phase 1 (no scratch accumulator is reserved) and in the kernel.
 inline bool scatter_in_place(bool dense_float32, bool serial, int64_t items, int64_t in_elems,
                              int64_t out_elems, int64_t out_bytes) {
+  const int64_t gx = items * in_elems * 4;
   return dense_float32 && !serial &&
-         items * (in_elems * 4 + out_elems * out_bytes) <= kInPlaceMaxBytes;
+         (gx + items * out_elems * out_bytes <= kInPlaceMaxBytes || gx <= kInPlaceMaxBytes / 2);
 }
 
 class SpreadPrefetch {
