@@ -268,6 +268,22 @@ TEST(Hardening, InPlaceBackwardReservesNoAccumulator) {
   };
   EXPECT_LT(volume_ws(ACL_FLOAT), 64u * 64 * 64 * 4);
   EXPECT_GE(volume_ws(ACL_BF16), 64u * 64 * 64 * 4);
+  // Past 16 MB in all, a gradInput of at most 8 MB is still its own accumulator (it stays in
+  // cache while gradOutput and the indices stream past); one of 8 MB + 4 KB is not. 1x1 windows:
+  // gradOutput and int64 indices are 3x gradInput's bytes.
+  IntArray k1({1}), s1({1});
+  auto big_ws = [&](int64_t w) {
+    HostTensor gy({1, 1, 2048, w}, ACL_FLOAT), self({1, 1, 2048, w}, ACL_FLOAT),
+        idx({1, 1, 2048, w}, ACL_INT64), gx({1, 1, 2048, w}, ACL_FLOAT);
+    EXPECT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k1, s1,
+                                                                p, d, false, gx.t(), &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    aclDestroyAclOpExecutor(ex);
+    return ws;
+  };
+  EXPECT_LT(big_ws(1024), 2048u * 1024 * 4);  // 8 MB of gradInput in a 32 MB call
+  EXPECT_GE(big_ws(1025), 2048u * 1025 * 4);  // 8 MB + 8 KB
 }
 
 // Phase 2 allocates nothing on the heap for any operator: the kernels' scratch is the workspace.
