@@ -233,15 +233,20 @@ TEST(Hardening, InPlaceBackwardReservesNoAccumulator) {
   aclOpExecutor *ex;
   IntArray k({2}), s({2}), p({0}), d({1}), k3({2, 2, 2}), s3({2, 2, 2}), p3({0, 0, 0}),
       d3({1, 1, 1});
-  auto plane_ws = [&](aclDataType dt, aclTensor *gx) {
-    HostTensor gy({1, 1, 128, 128}, dt), self({1, 1, 256, 256}, dt),
-        idx({1, 1, 128, 128}, ACL_INT64);
-    EXPECT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k, s, p,
-                                                                d, false, gx, &ws, &ex),
+  // Phase 1 of the 2-D backward: the workspace it asks for.
+  auto backward_ws = [&](HostTensor &gy, HostTensor &self, HostTensor &idx, const IntArray &kk,
+                         const IntArray &ss, aclTensor *gx) {
+    EXPECT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), kk, ss,
+                                                                p, d, false, gx, &ws, &ex),
               ACLNN_SUCCESS)
         << last_msg();
     aclDestroyAclOpExecutor(ex);
     return ws;
+  };
+  auto plane_ws = [&](aclDataType dt, aclTensor *gx) {
+    HostTensor gy({1, 1, 128, 128}, dt), self({1, 1, 256, 256}, dt),
+        idx({1, 1, 128, 128}, ACL_INT64);
+    return backward_ws(gy, self, idx, k, s, gx);
   };
   HostTensor gx32({1, 1, 256, 256}, ACL_FLOAT), gx16({1, 1, 256, 256}, ACL_BF16);
   EXPECT_LT(plane_ws(ACL_FLOAT, gx32.t()), 256u * 256 * 4);
@@ -269,18 +274,13 @@ TEST(Hardening, InPlaceBackwardReservesNoAccumulator) {
   EXPECT_LT(volume_ws(ACL_FLOAT), 64u * 64 * 64 * 4);
   EXPECT_GE(volume_ws(ACL_BF16), 64u * 64 * 64 * 4);
   // Past 16 MB in all, a gradInput of at most 8 MB is still its own accumulator (it stays in
-  // cache while gradOutput and the indices stream past); one of 8 MB + 4 KB is not. 1x1 windows:
+  // cache while gradOutput and the indices stream past); one of 8 MB + 8 KB is not. 1x1 windows:
   // gradOutput and int64 indices are 3x gradInput's bytes.
   IntArray k1({1}), s1({1});
   auto big_ws = [&](int64_t w) {
     HostTensor gy({1, 1, 2048, w}, ACL_FLOAT), self({1, 1, 2048, w}, ACL_FLOAT),
         idx({1, 1, 2048, w}, ACL_INT64), gx({1, 1, 2048, w}, ACL_FLOAT);
-    EXPECT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), k1, s1,
-                                                                p, d, false, gx.t(), &ws, &ex),
-              ACLNN_SUCCESS)
-        << last_msg();
-    aclDestroyAclOpExecutor(ex);
-    return ws;
+    return backward_ws(gy, self, idx, k1, s1, gx.t());
   };
   EXPECT_LT(big_ws(1024), 2048u * 1024 * 4);  // 8 MB of gradInput in a 32 MB call
   EXPECT_GE(big_ws(1025), 2048u * 1025 * 4);  // 8 MB + 8 KB

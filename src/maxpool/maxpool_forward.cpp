@@ -415,8 +415,7 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
   const bool avx2 = p.isa == Isa::kAvx2;
   const bool tested = (avx2 && a.sw <= 2) || p.w >= 16;
   // Dense 16-bit rows at column stride 1 or 2 are converted as they are split.
-  const bool split16 =
-      !in_place && p.dtype != ACL_FLOAT && p.isa == Isa::kAvx2 && x.sw == 1 && a.sw <= 2;
+  const bool split16 = !in_place && p.dtype != ACL_FLOAT && avx2 && x.sw == 1 && a.sw <= 2;
   const bool vec_ok = p.h * p.w <= INT32_MAX;
   int64_t ow_lo, ow_hi;
   interior_columns(p, &ow_lo, &ow_hi);
@@ -453,7 +452,8 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
     int16_t *const kplane = reinterpret_cast<int16_t *>(s.split);
     const bool kp = keys && key_split_plane(p.dtype, reinterpret_cast<const uint16_t *>(plane), p.h,
                                             p.w, x.sh, a.sw, pw_len, hstride, kplane);
-    for (int64_t h = 0; h < (kp ? 0 : p.h); ++h) {
+    // A plane the key split refused (or a call without keys) is split as float32.
+    for (int64_t h = 0; !kp && h < p.h; ++h) {
       const char *const row = plane + h * x.sh * esz;
       float *const dst = s.split + h * pw_len;
       if (in_place) {

@@ -54,7 +54,7 @@ POOLGRAD_AVX2 bool roi_gather_keys(const RoiParams &p, const Strided4 &x, int64_
                                    int16_t *khwc) {
   const __m256i nan = _mm256_set1_epi16(nan_above(p.dtype));
   __m256i zeros = _mm256_setzero_si256();
-  const int16_t low = nan_above(p.dtype);
+  const int16_t nan_mag = nan_above(p.dtype);  // magnitudes above it are NaN
   bool zero_seen = false;
   for (int64_t h = 0; h < p.h; ++h) {
     const uint16_t *src[16];
@@ -78,7 +78,7 @@ POOLGRAD_AVX2 bool roi_gather_keys(const RoiParams &p, const Strided4 &x, int64_
         const uint16_t v = src[l][w];
         const int16_t mag = static_cast<int16_t>(v & 0x7FFF);
         zero_seen |= v == 0x8000;
-        d[w * 16 + l] = mag > low ? INT16_MIN : (v & 0x8000) ? static_cast<int16_t>(-mag) : mag;
+        d[w * 16 + l] = mag > nan_mag ? INT16_MIN : (v & 0x8000) ? static_cast<int16_t>(-mag) : mag;
       }
   }
   return !zero_seen && _mm256_testz_si256(zeros, zeros);
