@@ -766,6 +766,39 @@ TEST(MaxPoolNumerics, Forward16BitSpecialValuesBitExact) {
         }
 }
 
+// A NaN that wins a window comes back as that NaN made quiet: its sign and payload kept (the
+// write-out rounds 16 values a step and takes the NaN-aware rounding only for steps holding a
+// NaN). Signalling and quiet NaNs with payloads, one a window, in some of the 16-value steps.
+TEST(MaxPoolNumerics, Forward16BitNaNsKeepSignAndPayload) {
+  for (aclDataType dt : {ACL_BF16, ACL_FLOAT16}) {
+    SCOPED_TRACE(testing::Message() << "dt=" << dt);
+    const uint16_t quiet = dt == ACL_BF16 ? 0x0040 : 0x0200;
+    const std::vector<uint16_t> nans = dt == ACL_BF16
+                                           ? std::vector<uint16_t>{0x7f81, 0xff85, 0x7fc3, 0xffa0}
+                                           : std::vector<uint16_t>{0x7c01, 0xfc85, 0x7e03, 0xfd00};
+    const int64_t H = 4, W = 100, ho = 2, wo = 50;  // 2x2 windows at stride 2
+    HostTensor x({1, 1, H, W}, dt), out({1, 1, ho, wo}, dt), idx({1, 1, ho, wo}, ACL_INT64);
+    std::vector<uint16_t> want(ho * wo, 0);
+    for (int64_t i = 0; i < H * W; ++i) x.set(i, static_cast<float>(i % 7) - 3.0f);
+    for (int64_t o = 0; o < ho * wo; o += 3) {  // every third window, at one of its four taps
+      const uint16_t b = nans[(o / 3) % nans.size()];
+      const int64_t tap = o % 4, h = 2 * (o / wo) + tap / 2, w = 2 * (o % wo) + tap % 2;
+      x.set_bits16(h * W + w, b);
+      want[o] = b | quiet;
+    }
+    IntArray k({2}), s({2}), p({0}), d({1});
+    uint64_t ws;
+    aclOpExecutor *ex;
+    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                        &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+    for (int64_t o = 0; o < ho * wo; o += 3)
+      EXPECT_EQ(out.get_bits16(o), want[o]) << "window " << o;
+  }
+}
+
 // A window whose taps lie up to 2*W + 2 apart: with W past 32767 the relative indices no longer
 // fit the key scan's 16 bits, and the float32 scan runs instead (the indices stay exact).
 TEST(MaxPoolNumerics, Forward16BitWideRowsIndicesExact) {

@@ -136,6 +136,16 @@ void HostTensor::set(int64_t i, float v) {
   std::memcpy(p, &h, 2);
 }
 
+uint16_t HostTensor::get_bits16(int64_t i) const {
+  uint16_t h;
+  std::memcpy(&h, buf_.data() + kGuardBytes + storage_index(i) * 2, 2);
+  return h;
+}
+
+void HostTensor::set_bits16(int64_t i, uint16_t bits) {
+  std::memcpy(buf_.data() + kGuardBytes + storage_index(i) * 2, &bits, 2);
+}
+
 int64_t HostTensor::get_int(int64_t i) const {
   const uint8_t *p = buf_.data() + kGuardBytes + storage_index(i) * elem_size(dt_);
   if (dt_ == ACL_INT64) {

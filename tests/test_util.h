@@ -65,6 +65,10 @@ class HostTensor {
   void set(int64_t i, float v);
   int64_t get_int(int64_t i) const;
   void set_int(int64_t i, int64_t v);
+  // The raw bits of a float16 / bfloat16 element (set() and get() convert, and make a signalling
+  // NaN quiet on the way).
+  uint16_t get_bits16(int64_t i) const;
+  void set_bits16(int64_t i, uint16_t bits);
   bool guards_intact() const;
   // True when every storage element outside the view still holds the poison pattern.
   bool outside_view_untouched() const;

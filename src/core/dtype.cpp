@@ -25,7 +25,8 @@ float half_to_float(uint16_t h) {
     float v = static_cast<float>(mant) * 5.9604644775390625e-8f;  // mant * 2^-24
     return u2f(sign | f2u(v));
   }
-  if (exp == 31) return u2f(sign | 0x7f800000u | (mant << 13));
+  // A NaN is made quiet, its payload kept (as F16C's vcvtph2ps does: the AVX2 kernels use it).
+  if (exp == 31) return u2f(sign | 0x7f800000u | (mant << 13) | (mant ? 0x400000u : 0u));
   return u2f(sign | ((exp + 112) << 23) | (mant << 13));
 }
 
@@ -33,7 +34,9 @@ uint16_t float_to_half(float f) {
   uint32_t x = f2u(f);
   uint32_t sign = (x >> 16) & 0x8000u;
   x &= 0x7fffffffu;
-  if (x >= 0x7f800000u) return static_cast<uint16_t>(sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u));
+  if (x > 0x7f800000u)  // a NaN: quiet, the top of its payload kept (as F16C's vcvtps2ph)
+    return static_cast<uint16_t>(sign | 0x7e00u | ((x >> 13) & 0x3ffu));
+  if (x == 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u);
   if (x >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to infinity
   if (x < 0x38800000u) {
     // Below the smallest normal half: adding 0.5f aligns the bits so that the low mantissa bits
