@@ -201,20 +201,25 @@ TEST(RoiNumerics, RandomForward) {
 // zeros (a block holding -0.0 is scanned as float32, so that a -0.0 that wins comes back as -0.0),
 // over maps of 16 and 32 channels and widths with and without a rest of 8; and a map 600 pixels
 // wide whose bins are 300 wide, past the key scan's 255 (the float32 scan runs; the argmax stays
-// exact).
+// exact). The keyed values leave as float16 bits: through whole runs into a dense y, and row by
+// row into a strided one.
 TEST(RoiNumerics, Float16KeyScanSpecialValuesBitExact) {
   std::mt19937 rng(8);
   struct Map {
     int64_t c, h, w;
     int mix;  // 0: numbers and NaN, 1: and signed zeros
     int64_t ph, pw;
+    bool strided_y = false;
   };
-  const Map maps[] = {
-      {16, 9, 21, 0, 3, 3}, {32, 7, 16, 1, 2, 3}, {16, 5, 13, 1, 7, 7}, {16, 3, 600, 0, 1, 2}};
+  const Map maps[] = {{16, 9, 21, 0, 3, 3},
+                      {32, 7, 16, 1, 2, 3},
+                      {16, 5, 13, 1, 7, 7},
+                      {16, 3, 600, 0, 1, 2},
+                      {32, 9, 21, 0, 7, 7, true}};
   const float big = 65504.0f, tiny = 5.9604645e-08f, inf = INFINITY;
   for (const Map &m : maps) {
-    SCOPED_TRACE(testing::Message()
-                 << "C=" << m.c << " H=" << m.h << " W=" << m.w << " mix=" << m.mix);
+    SCOPED_TRACE(testing::Message() << "C=" << m.c << " H=" << m.h << " W=" << m.w
+                                    << " mix=" << m.mix << " strided y=" << m.strided_y);
     std::vector<float> pool = {-inf, -big, -1.5f, -tiny, tiny, 1.5f, big, inf, NAN, -NAN};
     if (m.mix == 1) pool.insert(pool.end(), {-0.0f, 0.0f, -0.0f, 0.0f, -0.0f, 0.0f});
     std::uniform_int_distribution<size_t> pick(0, pool.size() - 1);
@@ -236,8 +241,10 @@ TEST(RoiNumerics, Float16KeyScanSpecialValuesBitExact) {
         rois.set(static_cast<int64_t>(rh.size()), v);
         rh.push_back(v);
       }
-    HostTensor y({R, m.c, m.ph, m.pw}, ACL_FLOAT16, ACL_FORMAT_ND),
-        am({R, m.c, m.ph, m.pw}, ACL_INT32, ACL_FORMAT_ND);
+    HostTensor y = m.strided_y ? make_strided({R, m.c, m.ph, m.pw}, {0, 1, 2, 3}, 1, 3, ACL_FLOAT16,
+                                              ACL_FORMAT_ND)
+                               : HostTensor({R, m.c, m.ph, m.pw}, ACL_FLOAT16, ACL_FORMAT_ND);
+    HostTensor am({R, m.c, m.ph, m.pw}, ACL_INT32, ACL_FORMAT_ND);
     uint64_t ws;
     aclOpExecutor *ex;
     ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), m.ph, m.pw, 1.0f, 1.0f,
@@ -259,6 +266,7 @@ TEST(RoiNumerics, Float16KeyScanSpecialValuesBitExact) {
             ASSERT_EQ(y.get(pos), want);
             ASSERT_EQ(std::signbit(y.get(pos)), std::signbit(want));
           }
+    EXPECT_TRUE(y.outside_view_untouched());
   }
 }
 
