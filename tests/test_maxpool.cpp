@@ -602,11 +602,9 @@ TEST(MaxPoolNumerics, SplitPlaneScatterReportsFirstBadIndex) {
   EXPECT_TRUE(gx.guards_intact());
 }
 
-TEST(MaxPoolNumerics, NoInputElementInWindowGivesMinusInfAndMinusOne) {
-  // H=W=2, kernel 2, dilation 3, padding 1, stride 1: the one window's taps are -1 and 2.
-  HostTensor x({1, 1, 2, 2}, ACL_FLOAT), out({1, 1, 1, 1}, ACL_FLOAT), idx({1, 1, 1, 1}, ACL_INT64);
-  for (int i = 0; i < 4; ++i) x.set(i, 1.0f + i);
-  IntArray k({2}), s({1}), p({1}), d({3});
+// The two-phase aclnnMaxPool2dWithIndices call (no ceil mode).
+void run_forward(HostTensor &x, HostTensor &out, HostTensor &idx, const IntArray &k,
+                 const IntArray &s, const IntArray &p, const IntArray &d) {
   uint64_t ws;
   aclOpExecutor *ex;
   ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
@@ -614,11 +612,22 @@ TEST(MaxPoolNumerics, NoInputElementInWindowGivesMinusInfAndMinusOne) {
             ACLNN_SUCCESS)
       << last_msg();
   ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+}
+
+TEST(MaxPoolNumerics, NoInputElementInWindowGivesMinusInfAndMinusOne) {
+  // H=W=2, kernel 2, dilation 3, padding 1, stride 1: the one window's taps are -1 and 2.
+  HostTensor x({1, 1, 2, 2}, ACL_FLOAT), out({1, 1, 1, 1}, ACL_FLOAT), idx({1, 1, 1, 1}, ACL_INT64);
+  for (int i = 0; i < 4; ++i) x.set(i, 1.0f + i);
+  IntArray k({2}), s({1}), p({1}), d({3});
+  run_forward(x, out, idx, k, s, p, d);
+  if (HasFatalFailure()) return;
   EXPECT_EQ(out.get(0), -INFINITY);
   EXPECT_EQ(idx.get_int(0), -1);
   // The backward skips the -1.
   HostTensor gy({1, 1, 1, 1}, ACL_FLOAT), gx({1, 1, 2, 2}, ACL_FLOAT);
   gy.set(0, 5.0f);
+  uint64_t ws;
+  aclOpExecutor *ex;
   ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
                                                               false, gx.t(), &ws, &ex),
             ACLNN_SUCCESS);
@@ -657,13 +666,8 @@ void forward_and_reference(HostTensor &x, HostTensor &out, HostTensor &idx,
                            const PoolRef &a, int64_t ho, int64_t wo, std::vector<float> *rout,
                            std::vector<int64_t> *ridx) {
   IntArray k({a.kh}), s({a.sh}), p({a.ph}), d({1});
-  uint64_t ws;
-  aclOpExecutor *ex;
-  ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
-                                                      &ws, &ex),
-            ACLNN_SUCCESS)
-      << last_msg();
-  ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+  run_forward(x, out, idx, k, s, p, d);
+  if (testing::Test::HasFatalFailure()) return;
   ref_forward(xd, C, H, W, a, ho, wo, rout, ridx);
 }
 
@@ -787,13 +791,8 @@ TEST(MaxPoolNumerics, Forward16BitNaNsKeepSignAndPayload) {
       want[o] = b | quiet;
     }
     IntArray k({2}), s({2}), p({0}), d({1});
-    uint64_t ws;
-    aclOpExecutor *ex;
-    ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
-                                                        &ws, &ex),
-              ACLNN_SUCCESS)
-        << last_msg();
-    ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+    run_forward(x, out, idx, k, s, p, d);
+    if (HasFatalFailure()) return;
     for (int64_t o = 0; o < ho * wo; o += 3)
       EXPECT_EQ(out.get_bits16(o), want[o]) << "window " << o;
   }
