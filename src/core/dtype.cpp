@@ -36,8 +36,7 @@ uint16_t float_to_half(float f) {
   x &= 0x7fffffffu;
   if (x > 0x7f800000u)  // a NaN: quiet, the top of its payload kept (as F16C's vcvtps2ph)
     return static_cast<uint16_t>(sign | 0x7e00u | ((x >> 13) & 0x3ffu));
-  if (x == 0x7f800000u) return static_cast<uint16_t>(sign | 0x7c00u);
-  if (x >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to infinity
+  if (x >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // infinity, or rounds to it
   if (x < 0x38800000u) {
     // Below the smallest normal half: adding 0.5f aligns the bits so that the low mantissa bits
     // are the correctly rounded (to nearest even) subnormal half.
