@@ -192,23 +192,33 @@ __attribute__((target("avx2"))) void gather_block(const RoiParams &p, const Stri
     }
 }
 
-// All bins of one ROI for the 16 lanes of hwc: yb and ab are [bins][16].
-__attribute__((target("avx2"))) void forward_roi_avx2(const RoiParams &p, const float *hwc,
-                                                      const RoiGeom &g, float *yb, int32_t *ab) {
+// All bins of one ROI for the 16 lanes of hwc: yb and ab are [bins][16]. Kept out of line, with
+// the ROI's edges and sizes in locals: inlined into forward_blocks, GCC spilled the bin loop's
+// state to the stack and reloaded the edges after every store (vector stores may alias them).
+__attribute__((target("avx2"), noinline)) void forward_roi_avx2(const RoiParams &p,
+                                                                const float *hwc, const RoiGeom &g,
+                                                                float *yb, int32_t *ab) {
   const __m256 ninf = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
   const __m256i none = _mm256_set1_epi32(-1), one = _mm256_set1_epi32(1);
-  for (int64_t i = 0; i < p.ph; ++i)
-    for (int64_t j = 0; j < p.pw; ++j) {
+  const int64_t ph = p.ph, pw = p.pw, w = p.w;
+  const int64_t *const hs = g.hs, *const he = g.he, *const ws = g.ws, *const we = g.we;
+  const bool empty = g.empty;
+  for (int64_t i = 0; i < ph; ++i)
+    for (int64_t j = 0; j < pw; ++j) {
       __m256 b0 = _mm256_setzero_ps(), b1 = b0;
       __m256 i0 = _mm256_castsi256_ps(none), i1 = i0;
-      if (!g.empty && g.he[i] > g.hs[i] && g.we[j] > g.ws[j]) {
+      const int64_t h0 = hs[i], h1 = he[i], w0 = ws[j], w1 = we[j];
+      if (!empty && h1 > h0 && w1 > w0) {
         b0 = b1 = ninf;
-        for (int64_t hh = g.hs[i]; hh < g.he[i]; ++hh) {
-          const float *px = hwc + (hh * p.w + g.ws[j]) * kFwdLanes;
+        for (int64_t hh = h0; hh < h1; ++hh) {
+          const float *px = hwc + (hh * w + w0) * kFwdLanes;
           // h * w <= 2^20 here, so pixel numbers fit the int32 lanes.
-          __m256i pix = _mm256_set1_epi32(static_cast<int>(hh * p.w + g.ws[j]));
-          for (int64_t ww = g.ws[j]; ww < g.we[j]; ++ww, px += kFwdLanes) {
-            const __m256 v0 = _mm256_loadu_ps(px), v1 = _mm256_loadu_ps(px + 8);
+          __m256i pix = _mm256_set1_epi32(static_cast<int>(hh * w + w0));
+          for (int64_t ww = w0; ww < w1; ++ww, px += kFwdLanes) {
+            __m256 v0 = _mm256_loadu_ps(px), v1 = _mm256_loadu_ps(px + 8);
+            // Held in registers: GCC otherwise loads each twice (for the compare and the max),
+            // four 32-byte loads a pixel where the load ports allow two a cycle.
+            __asm__("" : "+x"(v0), "+x"(v1));
             const __m256 m0 = _mm256_cmp_ps(v0, b0, _CMP_GT_OQ),
                          m1 = _mm256_cmp_ps(v1, b1, _CMP_GT_OQ);
             // maxps(v, b) is v > b ? v : b: NaN and ties keep b, as the compare does.
@@ -220,7 +230,7 @@ __attribute__((target("avx2"))) void forward_roi_avx2(const RoiParams &p, const 
           }
         }
       }
-      const int64_t k = (i * p.pw + j) * kFwdLanes;
+      const int64_t k = (i * pw + j) * kFwdLanes;
       _mm256_storeu_ps(yb + k, b0);
       _mm256_storeu_ps(yb + k + 8, b1);
       _mm256_storeu_ps(reinterpret_cast<float *>(ab + k), i0);
