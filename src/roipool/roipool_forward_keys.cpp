@@ -89,10 +89,16 @@ POOLGRAD_AVX2 void roi_forward_keys(const RoiParams &p, const int16_t *khwc, con
   const __m256i minus_inf = _mm256_set1_epi16(static_cast<int16_t>(-nan_above(p.dtype)));
   const __m256i none = _mm256_set1_epi16(-1), one = _mm256_set1_epi16(1);
   const __m256i ff = _mm256_set1_epi32(0xFF), w32 = _mm256_set1_epi32(static_cast<int>(p.w));
-  for (int64_t i = 0; i < p.ph; ++i)
-    for (int64_t j = 0; j < p.pw; ++j) {
-      const int64_t k = (i * p.pw + j) * 16;
-      if (g.empty || g.he[i] <= g.hs[i] || g.we[j] <= g.ws[j]) {
+  // The ROI's edges and sizes in locals, as in the float scan (forward_roi_avx2): the vector
+  // stores below may alias anything, so fields read through p and g are reloaded after each.
+  const int64_t ph = p.ph, pw = p.pw, w = p.w;
+  const int64_t *const hs = g.hs, *const he = g.he, *const ws = g.ws, *const we = g.we;
+  const bool empty = g.empty;
+  for (int64_t i = 0; i < ph; ++i)
+    for (int64_t j = 0; j < pw; ++j) {
+      const int64_t k = (i * pw + j) * 16;
+      const int64_t h0 = hs[i], h1 = he[i], w0 = ws[j], w1 = we[j];
+      if (empty || h1 <= h0 || w1 <= w0) {
         const __m256 zero = _mm256_setzero_ps();
         _mm256_storeu_ps(yb + k, zero);
         _mm256_storeu_ps(yb + k + 8, zero);
@@ -101,11 +107,12 @@ POOLGRAD_AVX2 void roi_forward_keys(const RoiParams &p, const int16_t *khwc, con
         continue;
       }
       __m256i best = minus_inf, bidx = none;
-      for (int64_t hh = g.hs[i]; hh < g.he[i]; ++hh) {
-        const __m256i *px = reinterpret_cast<const __m256i *>(khwc + (hh * p.w + g.ws[j]) * 16);
-        __m256i at = _mm256_set1_epi16(static_cast<int16_t>((hh - g.hs[i]) << 8));
-        for (int64_t ww = g.ws[j]; ww < g.we[j]; ++ww, ++px) {
-          const __m256i v = _mm256_loadu_si256(px);
+      for (int64_t hh = h0; hh < h1; ++hh) {
+        const __m256i *px = reinterpret_cast<const __m256i *>(khwc + (hh * w + w0) * 16);
+        __m256i at = _mm256_set1_epi16(static_cast<int16_t>((hh - h0) << 8));
+        for (int64_t ww = w0; ww < w1; ++ww, ++px) {
+          __m256i v = _mm256_loadu_si256(px);
+          __asm__("" : "+x"(v));  // one load a pixel (forward_roi_avx2 says why)
           const __m256i take = _mm256_cmpgt_epi16(v, best);
           best = _mm256_max_epi16(best, v);
           bidx = _mm256_blendv_epi8(bidx, at, take);
@@ -116,7 +123,7 @@ POOLGRAD_AVX2 void roi_forward_keys(const RoiParams &p, const int16_t *khwc, con
       _mm256_storeu_ps(yb + k, bits_to_f32(p.dtype, _mm256_castsi256_si128(bits)));
       _mm256_storeu_ps(yb + k + 8, bits_to_f32(p.dtype, _mm256_extracti128_si256(bits, 1)));
       // The winner's row << 8 | column back to its pixel number; 0xFFFF (no winner) to -1.
-      const __m256i first = _mm256_set1_epi32(static_cast<int>(g.hs[i] * p.w + g.ws[j]));
+      const __m256i first = _mm256_set1_epi32(static_cast<int>(h0 * w + w0));
       for (int half = 0; half < 2; ++half) {
         const __m256i rc = _mm256_cvtepu16_epi32(half ? _mm256_extracti128_si256(bidx, 1)
                                                       : _mm256_castsi256_si128(bidx));
