@@ -270,6 +270,62 @@ TEST(RoiNumerics, Float16KeyScanSpecialValuesBitExact) {
   }
 }
 
+// The key scan hands each result over as one int32, the value's float16 bits beside the winning
+// pixel's number in 16 bits, so it runs on maps of fewer than 0xFFFF pixels (roi_keys_apply).
+// Checked against the reference with ROIs in the last columns of a 2 x 32767 map (pixel numbers
+// up to 0xFFFD, read back as unsigned) and in the last two rows of a 3 x 32768 map (numbers past
+// 16 bits: the float32 scan), and on outputs large enough to be streamed (an unaligned head, then
+// whole 32-byte stores).
+TEST(RoiNumerics, Float16KeyScanPixelNumbersAndStreamedOutputs) {
+  std::mt19937 rng(29);
+  for (const int64_t h : {2, 3}) {
+    const int64_t w = h == 2 ? 32767 : 32768, c = 16, ph = 2, pw = 7, R = 24;
+    SCOPED_TRACE(testing::Message() << "H=" << h << " W=" << w);
+    HostTensor x({1, c, h, w}, ACL_FLOAT16, ACL_FORMAT_ND);
+    std::vector<float> xd(c * h * w);
+    std::uniform_int_distribution<int> vals(-200, 200);
+    for (size_t i = 0; i < xd.size(); ++i) {
+      xd[i] = static_cast<float>(vals(rng)) * 0.125f;
+      x.set(static_cast<int64_t>(i), xd[i]);
+    }
+    HostTensor rois({R, 5}, ACL_FLOAT16, ACL_FORMAT_ND);
+    std::vector<float> rh;
+    // Coordinates this far out are multiples of 16 in float16.
+    std::uniform_int_distribution<int64_t> x1s(w - 240, w - 100), lens(16, 96);
+    for (int64_t r = 0; r < R; ++r) {
+      const int64_t x1 = x1s(rng), x2 = std::min(w - 1, x1 + lens(rng));
+      for (float v : {0.0f, float(x1), float(h - 2), float(x2), float(h - 1)}) {
+        rh.push_back(round_to(ACL_FLOAT16, v));
+        rois.set(static_cast<int64_t>(rh.size()) - 1, rh.back());
+      }
+    }
+    HostTensor y({R, c, ph, pw}, ACL_FLOAT16, ACL_FORMAT_ND);
+    HostTensor am({R, c, ph, pw}, ACL_INT32, ACL_FORMAT_ND);
+    uint64_t ws;
+    aclOpExecutor *ex;
+    ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), ph, pw, 1.0f, 1.0f, y.t(),
+                                                        am.t(), &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    ASSERT_EQ(aclnnRoiPoolingWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t ch = 0; ch < c; ++ch)
+        for (int64_t i = 0; i < ph; ++i)
+          for (int64_t j = 0; j < pw; ++j) {
+            float want;
+            int64_t wam;
+            ref_bin(xd, c, h, w, &rh[r * 5], ch, i, j, ph, pw, 1.0f, 1.0f, &want, &wam);
+            const int64_t pos = ((r * c + ch) * ph + i) * pw + j;
+            SCOPED_TRACE(testing::Message()
+                         << "roi " << r << " c " << ch << " bin " << i << "," << j);
+            ASSERT_EQ(am.get_int(pos), wam);
+            ASSERT_EQ(y.get(pos), want);
+          }
+  }
+  // 1100 ROIs x 32 channels x 49 bins: 10 MB of values and argmax, past kStreamMinBytes.
+  run_forward_case({1, 32, 8, 10, 1100, 7, 7, 1.0f, 1.0f, ACL_FLOAT16}, rng);
+}
+
 TEST(RoiNumerics, RandomBackward) {
   std::mt19937 rng(4242);
   const RoiCase cases[] = {

@@ -297,10 +297,26 @@ __attribute__((target("avx2"))) void forward_blocks(const RoiParams &p, const St
     }
     for (int64_t k = it.k0; k < it.k1; ++k) {
       const int64_t r = bk.order[k];
-      if (keyed)
-        roi_forward_keys(p, khwc, geo[r], yb, ab);
-      else
-        forward_roi_avx2(p, hwc, geo[r], yb, ab);
+      if (keyed) {
+        // Values and argmax packed in one int32 a result: one transpose for both.
+        roi_forward_keys(p, khwc, geo[r], ab);
+        lanes_to_runs(reinterpret_cast<const float *>(ab), bins, cn, reinterpret_cast<float *>(at));
+        if (dense) {
+          roi_keys_write_run(at, cn * bins, reinterpret_cast<uint16_t *>(elem(y, 2, r, c0, 0, 0)),
+                             reinterpret_cast<int32_t *>(elem(am, 4, r, c0, 0, 0)), nt);
+          continue;
+        }
+        for (int64_t l = 0; l < cn; ++l)
+          for (int64_t i = 0; i < p.ph; ++i)
+            for (int64_t j = 0; j < p.pw; ++j) {
+              const int64_t o = l * bins + i * p.pw + j;
+              roi_keys_write_run(at + o, 1,
+                                 reinterpret_cast<uint16_t *>(elem(y, 2, r, c0 + l, i, j)),
+                                 reinterpret_cast<int32_t *>(elem(am, 4, r, c0 + l, i, j)), false);
+            }
+        continue;
+      }
+      forward_roi_avx2(p, hwc, geo[r], yb, ab);
       lanes_to_runs(yb, bins, cn, yt);
       lanes_to_runs(reinterpret_cast<const float *>(ab), bins, cn, reinterpret_cast<float *>(at));
       if (dense) {

@@ -13,7 +13,8 @@ using namespace roi_detail;
 #define POOLGRAD_AVX2 __attribute__((target("avx2,f16c")))
 
 bool roi_keys_apply(const RoiParams &p, const Strided4 &x, int64_t max_extent) {
-  return p.isa == Isa::kAvx2 && p.dtype == ACL_FLOAT16 && x.sw == 1 && max_extent <= 255;
+  return p.isa == Isa::kAvx2 && p.dtype == ACL_FLOAT16 && x.sw == 1 && max_extent <= 255 &&
+         p.h * p.w < 0xFFFF;
 }
 
 namespace {
@@ -85,10 +86,10 @@ POOLGRAD_AVX2 bool roi_gather_keys(const RoiParams &p, const Strided4 &x, int64_
 }
 
 POOLGRAD_AVX2 void roi_forward_keys(const RoiParams &p, const int16_t *khwc, const RoiGeom &g,
-                                    float *yb, int32_t *ab) {
+                                    int32_t *packed) {
   const __m256i minus_inf = _mm256_set1_epi16(static_cast<int16_t>(-nan_above(p.dtype)));
   const __m256i none = _mm256_set1_epi16(-1), one = _mm256_set1_epi16(1);
-  const __m256i ff = _mm256_set1_epi32(0xFF), w32 = _mm256_set1_epi32(static_cast<int>(p.w));
+  const __m256i lo8 = _mm256_set1_epi16(0xFF), w16 = _mm256_set1_epi16(static_cast<int16_t>(p.w));
   // The ROI's edges and sizes in locals, as in the float scan (forward_roi_avx2): the vector
   // stores below may alias anything, so fields read through p and g are reloaded after each.
   const int64_t ph = p.ph, pw = p.pw, w = p.w;
@@ -96,14 +97,11 @@ POOLGRAD_AVX2 void roi_forward_keys(const RoiParams &p, const int16_t *khwc, con
   const bool empty = g.empty;
   for (int64_t i = 0; i < ph; ++i)
     for (int64_t j = 0; j < pw; ++j) {
-      const int64_t k = (i * pw + j) * 16;
+      __m256i *const out = reinterpret_cast<__m256i *>(packed + (i * pw + j) * 16);
       const int64_t h0 = hs[i], h1 = he[i], w0 = ws[j], w1 = we[j];
-      if (empty || h1 <= h0 || w1 <= w0) {
-        const __m256 zero = _mm256_setzero_ps();
-        _mm256_storeu_ps(yb + k, zero);
-        _mm256_storeu_ps(yb + k + 8, zero);
-        _mm256_storeu_si256(reinterpret_cast<__m256i *>(ab + k), _mm256_set1_epi32(-1));
-        _mm256_storeu_si256(reinterpret_cast<__m256i *>(ab + k + 8), _mm256_set1_epi32(-1));
+      if (empty || h1 <= h0 || w1 <= w0) {  // +0.0, no pixel
+        _mm256_storeu_si256(out, _mm256_set1_epi32(static_cast<int32_t>(0xFFFF0000u)));
+        _mm256_storeu_si256(out + 1, _mm256_set1_epi32(static_cast<int32_t>(0xFFFF0000u)));
         continue;
       }
       __m256i best = minus_inf, bidx = none;
@@ -119,22 +117,57 @@ POOLGRAD_AVX2 void roi_forward_keys(const RoiParams &p, const int16_t *khwc, con
           at = _mm256_add_epi16(at, one);
         }
       }
+      // The winner's row << 8 | column to its pixel number (below 0xFFFF: roi_keys_apply), 0xFFFF
+      // where none won; then each channel's value bits and pixel number side by side.
+      const __m256i first = _mm256_set1_epi16(static_cast<int16_t>(h0 * w + w0));
+      const __m256i pix = _mm256_or_si256(
+          _mm256_add_epi16(first,
+                           _mm256_add_epi16(_mm256_mullo_epi16(_mm256_srli_epi16(bidx, 8), w16),
+                                            _mm256_and_si256(bidx, lo8))),
+          _mm256_cmpeq_epi16(bidx, none));
       const __m256i bits = to_bits(best);
-      _mm256_storeu_ps(yb + k, bits_to_f32(p.dtype, _mm256_castsi256_si128(bits)));
-      _mm256_storeu_ps(yb + k + 8, bits_to_f32(p.dtype, _mm256_extracti128_si256(bits, 1)));
-      // The winner's row << 8 | column back to its pixel number; 0xFFFF (no winner) to -1.
-      const __m256i first = _mm256_set1_epi32(static_cast<int>(h0 * w + w0));
-      for (int half = 0; half < 2; ++half) {
-        const __m256i rc = _mm256_cvtepu16_epi32(half ? _mm256_extracti128_si256(bidx, 1)
-                                                      : _mm256_castsi256_si128(bidx));
-        const __m256i pix = _mm256_add_epi32(
-            first, _mm256_add_epi32(_mm256_mullo_epi32(_mm256_srli_epi32(rc, 8), w32),
-                                    _mm256_and_si256(rc, ff)));
-        const __m256i unset = _mm256_cmpeq_epi32(rc, _mm256_set1_epi32(0xFFFF));
-        _mm256_storeu_si256(reinterpret_cast<__m256i *>(ab + k + 8 * half),
-                            _mm256_or_si256(pix, unset));
-      }
+      const __m256i lo = _mm256_unpacklo_epi16(bits, pix), hi = _mm256_unpackhi_epi16(bits, pix);
+      _mm256_storeu_si256(out, _mm256_permute2x128_si256(lo, hi, 0x20));
+      _mm256_storeu_si256(out + 1, _mm256_permute2x128_si256(lo, hi, 0x31));
     }
+}
+
+POOLGRAD_AVX2 void roi_keys_write_run(const int32_t *packed, int64_t n, uint16_t *y, int32_t *am,
+                                      bool nt) {
+  const __m256i lo16 = _mm256_set1_epi32(0xFFFF);
+  auto value = [](int32_t v) { return static_cast<uint16_t>(v & 0xFFFF); };
+  auto pixel = [](int32_t v) {
+    const int32_t q = static_cast<int32_t>(static_cast<uint32_t>(v) >> 16);
+    return q == 0xFFFF ? -1 : q;
+  };
+  int64_t i = 0;
+  if (nt)
+    for (; i < n && (reinterpret_cast<uintptr_t>(y + i) & 31) != 0; ++i) y[i] = value(packed[i]);
+  for (; i + 16 <= n; i += 16) {
+    const __m256i a = _mm256_and_si256(
+                      _mm256_loadu_si256(reinterpret_cast<const __m256i *>(packed + i)), lo16),
+                  b = _mm256_and_si256(
+                      _mm256_loadu_si256(reinterpret_cast<const __m256i *>(packed + i + 8)), lo16);
+    const __m256i h = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xd8);
+    if (nt)
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(y + i), h);
+    else
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(y + i), h);
+  }
+  for (; i < n; ++i) y[i] = value(packed[i]);
+  i = 0;
+  if (nt)
+    for (; i < n && (reinterpret_cast<uintptr_t>(am + i) & 31) != 0; ++i) am[i] = pixel(packed[i]);
+  for (; i + 8 <= n; i += 8) {
+    const __m256i q =
+        _mm256_srli_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(packed + i)), 16);
+    const __m256i a = _mm256_or_si256(q, _mm256_cmpeq_epi32(q, lo16));
+    if (nt)
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(am + i), a);
+    else
+      _mm256_storeu_si256(reinterpret_cast<__m256i *>(am + i), a);
+  }
+  for (; i < n; ++i) am[i] = pixel(packed[i]);
 }
 #else
 // Other machines have no key scan: roi_keys_apply is false, and nothing below is reached.
@@ -144,7 +177,10 @@ bool roi_keys_apply(const RoiParams &, const Strided4 &, int64_t) {
 bool roi_gather_keys(const RoiParams &, const Strided4 &, int64_t, int64_t, int16_t *) {
   std::abort();
 }
-void roi_forward_keys(const RoiParams &, const int16_t *, const RoiGeom &, float *, int32_t *) {
+void roi_forward_keys(const RoiParams &, const int16_t *, const RoiGeom &, int32_t *) {
+  std::abort();
+}
+void roi_keys_write_run(const int32_t *, int64_t, uint16_t *, int32_t *, bool) {
   std::abort();
 }
 #endif
