@@ -43,12 +43,6 @@ __attribute__((target("avx2,f16c"))) inline __m256i to_bits(__m256i k) {
   return _mm256_or_si256(mag, _mm256_and_si256(s, _mm256_set1_epi16(static_cast<int16_t>(0x8000))));
 }
 
-// 8 values' bits as float32.
-__attribute__((target("avx2,f16c"))) inline __m256 bits_to_f32(aclDataType dtype, __m128i b) {
-  if (dtype == ACL_FLOAT16) return _mm256_cvtph_ps(b);
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(b), 16));
-}
-
 }  // namespace keys16
 }  // namespace poolgrad
 #endif
