@@ -195,6 +195,37 @@ TEST(RoiNumerics, RandomForward) {
   }
 }
 
+// Runs the forward (scale 1) on x (dense, values xd) and the float16 rois (values rh) into y, and
+// checks every bin against the naive reference: the argmax, the value and the sign of a zero.
+void check_f16_forward(const HostTensor &x, const std::vector<float> &xd, const HostTensor &rois,
+                       const std::vector<float> &rh, int64_t c, int64_t h, int64_t w, int64_t ph,
+                       int64_t pw, HostTensor &y) {
+  const int64_t R = static_cast<int64_t>(rh.size()) / 5;
+  HostTensor am({R, c, ph, pw}, ACL_INT32, ACL_FORMAT_ND);
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), ph, pw, 1.0f, 1.0f, y.t(),
+                                                      am.t(), &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  ASSERT_EQ(aclnnRoiPoolingWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+  for (int64_t r = 0; r < R; ++r)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t i = 0; i < ph; ++i)
+        for (int64_t j = 0; j < pw; ++j) {
+          float want;
+          int64_t wam;
+          ref_bin(xd, c, h, w, &rh[r * 5], ch, i, j, ph, pw, 1.0f, 1.0f, &want, &wam);
+          const int64_t pos = ((r * c + ch) * ph + i) * pw + j;
+          SCOPED_TRACE(testing::Message()
+                       << "roi " << r << " c " << ch << " bin " << i << "," << j);
+          ASSERT_EQ(am.get_int(pos), wam);
+          ASSERT_EQ(y.get(pos), want);
+          ASSERT_EQ(std::signbit(y.get(pos)), std::signbit(want));
+        }
+  EXPECT_TRUE(y.outside_view_untouched());
+}
+
 // float16 maps are scanned as int16 keys, 16 channels a vector (roipool_forward_keys.h). Checked
 // bit for bit against the reference (the sign of a zero included): special values (infinities,
 // the largest finite, subnormals, NaNs of both signs, which never win) with and without signed
@@ -244,29 +275,8 @@ TEST(RoiNumerics, Float16KeyScanSpecialValuesBitExact) {
     HostTensor y = m.strided_y ? make_strided({R, m.c, m.ph, m.pw}, {0, 1, 2, 3}, 1, 3, ACL_FLOAT16,
                                               ACL_FORMAT_ND)
                                : HostTensor({R, m.c, m.ph, m.pw}, ACL_FLOAT16, ACL_FORMAT_ND);
-    HostTensor am({R, m.c, m.ph, m.pw}, ACL_INT32, ACL_FORMAT_ND);
-    uint64_t ws;
-    aclOpExecutor *ex;
-    ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), m.ph, m.pw, 1.0f, 1.0f,
-                                                        y.t(), am.t(), &ws, &ex),
-              ACLNN_SUCCESS)
-        << last_msg();
-    ASSERT_EQ(aclnnRoiPoolingWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
-    for (int64_t r = 0; r < R; ++r)
-      for (int64_t c = 0; c < m.c; ++c)
-        for (int64_t i = 0; i < m.ph; ++i)
-          for (int64_t j = 0; j < m.pw; ++j) {
-            float want;
-            int64_t wam;
-            ref_bin(xd, m.c, m.h, m.w, &rh[r * 5], c, i, j, m.ph, m.pw, 1.0f, 1.0f, &want, &wam);
-            const int64_t pos = ((r * m.c + c) * m.ph + i) * m.pw + j;
-            SCOPED_TRACE(testing::Message()
-                         << "roi " << r << " c " << c << " bin " << i << "," << j);
-            ASSERT_EQ(am.get_int(pos), wam);
-            ASSERT_EQ(y.get(pos), want);
-            ASSERT_EQ(std::signbit(y.get(pos)), std::signbit(want));
-          }
-    EXPECT_TRUE(y.outside_view_untouched());
+    check_f16_forward(x, xd, rois, rh, m.c, m.h, m.w, m.ph, m.pw, y);
+    if (HasFatalFailure()) return;
   }
 }
 
@@ -300,27 +310,8 @@ TEST(RoiNumerics, Float16KeyScanPixelNumbersAndStreamedOutputs) {
       }
     }
     HostTensor y({R, c, ph, pw}, ACL_FLOAT16, ACL_FORMAT_ND);
-    HostTensor am({R, c, ph, pw}, ACL_INT32, ACL_FORMAT_ND);
-    uint64_t ws;
-    aclOpExecutor *ex;
-    ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), ph, pw, 1.0f, 1.0f, y.t(),
-                                                        am.t(), &ws, &ex),
-              ACLNN_SUCCESS)
-        << last_msg();
-    ASSERT_EQ(aclnnRoiPoolingWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
-    for (int64_t r = 0; r < R; ++r)
-      for (int64_t ch = 0; ch < c; ++ch)
-        for (int64_t i = 0; i < ph; ++i)
-          for (int64_t j = 0; j < pw; ++j) {
-            float want;
-            int64_t wam;
-            ref_bin(xd, c, h, w, &rh[r * 5], ch, i, j, ph, pw, 1.0f, 1.0f, &want, &wam);
-            const int64_t pos = ((r * c + ch) * ph + i) * pw + j;
-            SCOPED_TRACE(testing::Message()
-                         << "roi " << r << " c " << ch << " bin " << i << "," << j);
-            ASSERT_EQ(am.get_int(pos), wam);
-            ASSERT_EQ(y.get(pos), want);
-          }
+    check_f16_forward(x, xd, rois, rh, c, h, w, ph, pw, y);
+    if (HasFatalFailure()) return;
   }
   // 1100 ROIs x 32 channels x 49 bins: 10 MB of values and argmax, past kStreamMinBytes.
   run_forward_case({1, 32, 8, 10, 1100, 7, 7, 1.0f, 1.0f, ACL_FLOAT16}, rng);
