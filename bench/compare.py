@@ -75,10 +75,10 @@ def ok(res):
         raise RuntimeError(f"status {st}: {msg}")
 
 
-def run_maxpool(row, threads, reps, results, bw, chunks_ms=None):
+def run_maxpool(row, threads, reps, results, chunks_ms=None):
     wid, shape, k, s, p, ceil, d, dtname, cl, mask = row
     if mask:
-        return run_mask(row, threads, reps, results, bw)
+        return run_mask(row, threads, reps, results)
     g = torch.Generator().manual_seed(0)
     rank3 = shape[0] is None
     full = (1,) + shape[1:] if rank3 else shape
@@ -102,8 +102,7 @@ def run_maxpool(row, threads, reps, results, bw, chunks_ms=None):
         if chunks_ms is None:
             return
         ms = chunks_ms(reads, [torch.empty_like(t) for t in writes], chunks, threads, reps)
-        row.update(floor_ms=ms, floor_fraction=ms / row["poolgrad_ms"],
-                   floor_roof=nbytes(*reads, *writes) / ms / 1e6 / bw)
+        row.update(floor_ms=ms)
 
     def peer_bwd():
         return torch.ops.aten.max_pool2d_with_indices_backward(gy, x, K, S, P, D, ceil, idx)
@@ -120,7 +119,7 @@ def run_maxpool(row, threads, reps, results, bw, chunks_ms=None):
         b = nbytes(gy, ind, gx)
         results.append(dict(op="maxpool_backward", id=wid, threads=threads, dtype=dtname, index=itype,
                             kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
-                            ratio=peer_ms / ms, gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                            bytes=b,
                             max_abs_diff=err))
         floor(results[-1], [gy, ind], [gx])
         del prep
@@ -132,13 +131,12 @@ def run_maxpool(row, threads, reps, results, bw, chunks_ms=None):
     same = torch.equal(i2, idx) and torch.equal(o2, out)
     b = nbytes(x, o2, i2)
     results.append(dict(op="maxpool_forward", id=wid, threads=threads, dtype=dtname, index="int64",
-                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, ratio=peer_f / ms,
-                        gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
                         max_abs_diff=0.0 if same else float("nan")))
     floor(results[-1], [x], [o2, i2])
 
 
-def run_mask(row, threads, reps, results, bw):
+def run_mask(row, threads, reps, results):
     """The Mask pair under the Ascend910B profile against PyTorch's max_pool2d_with_indices and its
     backward (what the Ascend plugin stands in for)."""
     wid, shape, k, s, p, ceil, d, dtname, cl, _ = row
@@ -157,8 +155,7 @@ def run_mask(row, threads, reps, results, bw):
                             lambda: ok(prep.run()), reps)
         b = nbytes(x, o2, mask)
         results.append(dict(op="maxpool_forward", id=wid, threads=threads, dtype=dtname, index="mask",
-                            kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, ratio=peer_f / ms,
-                            gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                            kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
                             max_abs_diff=0.0 if torch.equal(o2, out) else float("nan")))
         gx = torch.empty_like(x)
         prep = _ext.prepare_mask_bwd(gy, x, mask, gx, K, S, P, D, ceil)
@@ -169,13 +166,13 @@ def run_mask(row, threads, reps, results, bw):
         b = nbytes(gy, mask, gx)
         results.append(dict(op="maxpool_backward", id=wid, threads=threads, dtype=dtname, index="mask",
                             kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
-                            ratio=peer_ms / ms, gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                            bytes=b,
                             max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
     finally:
         ok(_ext.set_product("Ascend950"))
 
 
-def run_adaptive(row, threads, reps, results, bw):
+def run_adaptive(row, threads, reps, results):
     """Adaptive max pooling against PyTorch's adaptive_max_pool2d and its backward (the backward
     under the Ascend910B profile, where CANN documents it)."""
     wid, shape, size, dtname = row
@@ -187,8 +184,7 @@ def run_adaptive(row, threads, reps, results, bw):
     peer_f, ms = paired(lambda: torch.ops.aten.adaptive_max_pool2d(x, list(size)), lambda: ok(prep.run()), reps)
     b = nbytes(x, o2, i2)
     results.append(dict(op="adaptive_forward", id=wid, threads=threads, dtype=dtname, index="int64",
-                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, ratio=peer_f / ms,
-                        gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
                         max_abs_diff=0.0 if torch.equal(o2, out) and torch.equal(i2, idx) else float("nan")))
     gy = torch.randn(out.shape, generator=g).to(x.dtype)
     gx = torch.empty_like(x)
@@ -200,14 +196,13 @@ def run_adaptive(row, threads, reps, results, bw):
         peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
         b = nbytes(gy, idx, gx)
         results.append(dict(op="adaptive_backward", id=wid, threads=threads, dtype=dtname, index="int64",
-                            kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, ratio=peer_ms / ms,
-                            gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                            kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=b,
                             max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
     finally:
         ok(_ext.set_product("Ascend950"))
 
 
-def run_pool3d(row, threads, reps, results, bw):
+def run_pool3d(row, threads, reps, results):
     """3-D max pooling against PyTorch's max_pool3d_with_indices and its backward (int64 indices, as
     PyTorch's; the backward also with int32)."""
     wid, shape, k, s, p, ceil, dtname = row
@@ -221,8 +216,7 @@ def run_pool3d(row, threads, reps, results, bw):
                         lambda: ok(prep.run()), reps)
     b = nbytes(x, o2, i2)
     results.append(dict(op="maxpool3d_forward", id=wid, threads=threads, dtype=dtname, index="int64",
-                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, ratio=peer_f / ms,
-                        gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
                         max_abs_diff=0.0 if torch.equal(o2, out) and torch.equal(i2, idx) else float("nan")))
     gy = torch.randn(out.shape, generator=g).to(x.dtype)
     peer = lambda: torch.ops.aten.max_pool3d_with_indices_backward(gy, x, K, S, P, D, ceil, idx)  # noqa: E731
@@ -233,13 +227,12 @@ def run_pool3d(row, threads, reps, results, bw):
         peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
         b = nbytes(gy, ind, gx)
         results.append(dict(op="maxpool3d_backward", id=wid, threads=threads, dtype=dtname, index=itype,
-                            kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, ratio=peer_ms / ms,
-                            gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                            kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=b,
                             max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
         del prep
 
 
-def run_adaptive3d(row, threads, reps, results, bw):
+def run_adaptive3d(row, threads, reps, results):
     """Adaptive 3-D max pooling against PyTorch's adaptive_max_pool3d and its backward."""
     wid, shape, size, dtname = row
     g = torch.Generator().manual_seed(0)
@@ -250,8 +243,7 @@ def run_adaptive3d(row, threads, reps, results, bw):
     peer_f, ms = paired(lambda: torch.ops.aten.adaptive_max_pool3d(x, list(size)), lambda: ok(prep.run()), reps)
     b = nbytes(x, o2, i2)
     results.append(dict(op="adaptive3d_forward", id=wid, threads=threads, dtype=dtname, index="int64",
-                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, ratio=peer_f / ms,
-                        gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
                         max_abs_diff=0.0 if torch.equal(o2, out) and torch.equal(i2, idx) else float("nan")))
     gy = torch.randn(out.shape, generator=g).to(x.dtype)
     gx = torch.empty_like(x)
@@ -261,8 +253,7 @@ def run_adaptive3d(row, threads, reps, results, bw):
     peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
     b = nbytes(gy, idx, gx)
     results.append(dict(op="adaptive3d_backward", id=wid, threads=threads, dtype=dtname, index="int64",
-                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, ratio=peer_ms / ms,
-                        gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=b,
                         max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
 
 
@@ -287,7 +278,7 @@ def kernel_channel_block(n, c, h, w, threads):
     return cb
 
 
-def run_roi(row, threads, reps, results, bw, read_ms=None):
+def run_roi(row, threads, reps, results, read_ms=None):
     wid, (n, c, h, w), r, pooled, scale, dtname = row
     g = torch.Generator().manual_seed(0)
     dt = tdtype(dtname)
@@ -300,8 +291,7 @@ def run_roi(row, threads, reps, results, bw, read_ms=None):
                             lambda: ok(prep.run()), reps)
     b = nbytes(x, rois, y, am)
     results.append(dict(op="roi_forward", id=wid, threads=threads, dtype=dtname, index="int32",
-                        kernel=prep.kernel, poolgrad_ms=fwd_ms, peer_ms=peer_f, ratio=peer_f / fwd_ms,
-                        gbs=b / fwd_ms / 1e6, roof_fraction=b / fwd_ms / 1e6 / bw, max_abs_diff=float("nan")))
+                        kernel=prep.kernel, poolgrad_ms=fwd_ms, peer_ms=peer_f, bytes=b, max_abs_diff=float("nan")))
     del prep
     gy = torch.randn(y.shape, generator=g).to(dt)
     gx = torch.empty_like(x)
@@ -323,14 +313,13 @@ def run_roi(row, threads, reps, results, bw, read_ms=None):
         floors = dict(channel_block=cb,
                       read_floor_ms=read_ms(gy, am, r, c, bins, cb, threads, reps),
                       seq_read_ms=read_ms(gy, am, r, c, bins, c, threads, reps))
-        floors["floor_ratio"] = peer_ms / floors["read_floor_ms"]
     results.append(dict(op="roi_backward", id=wid, threads=threads, dtype=dtname, index="int32",
                         kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
-                        ratio=peer_ms / ms, gbs=b / ms / 1e6, roof_fraction=b / ms / 1e6 / bw,
+                        bytes=b,
                         max_abs_diff=err, **floors))
 
 
-def run_layers(threads, reps, results, bw):
+def run_layers(threads, reps, results):
     """End to end from Python: poolgrad.torch's layers (registered ops, autograd) forward + backward
     against torch.nn.MaxPool2d and torchvision.ops.RoIPool on the same tensors: what a model sees,
     allocation, per-call overhead and autograd included."""
@@ -355,8 +344,7 @@ def run_layers(threads, reps, results, bw):
         diff = (got - inp.grad).abs().max().item() if wid.endswith("maxpool2d") else float("nan")
         peer_ms, ms = paired(lambda: step(peer), lambda: step(mine), reps)
         results.append(dict(op="layer_forward_backward", id=wid, threads=threads, dtype="float32", index="-",
-                            kernel="poolgrad.torch", poolgrad_ms=ms, peer_ms=peer_ms, ratio=peer_ms / ms,
-                            gbs=float("nan"), roof_fraction=float("nan"), max_abs_diff=diff))
+                            kernel="poolgrad.torch", poolgrad_ms=ms, peer_ms=peer_ms,  max_abs_diff=diff))
 
 
 def l3_bytes():
@@ -369,16 +357,20 @@ def l3_bytes():
     return 32 << 20
 
 
-def render(results, bws, out_md, out_png):
+def render(results, bws, probes, out_md, out_png):
     lines = ["# Performance", "",
              "poolgrad against its peers (PyTorch for max pooling, torchvision for RoI pooling), "
              "measured in one process on the same tensors and thread counts by `bench/compare.py` "
              "(regenerate with `bash scripts/bench.sh`). Times are medians of the timed runs after "
              f"a 0.2 s pause and at least 2 warm-up calls lasting {WARM_S * 1e3:.0f} ms, in alternating peer / poolgrad blocks (the fastest of {ROUNDS} blocks each, so that "
-             "both sides sample the same stretch of this VM's drift); `ratio` is peer time / poolgrad time (phase 2 only: the kernel); `call ms` "
+             "both sides sample the same stretch of this VM's drift), and each figure the fastest of "
+             f"{PASSES} passes over all rows (this VM's slow stretches outlast one row's blocks); `ratio` is peer time / poolgrad time (phase 2 only: the kernel); `call ms` "
              "is phase 1 + phase 2. `roof` is achieved GB/s over the copy bandwidth measured in the "
-             "same run with the same thread count.", ""]
-    lines.append("Copy bandwidth: " + ", ".join(f"{t} thread(s) {bw:.1f} GB/s" for t, bw in sorted(bws.items())))
+             "same run with the same thread count (below).", ""]
+    lines.append("Copy bandwidth (the median of the probes taken before each row, each the best of 10 copies of "
+                 "256 MB; their range in brackets): " + ", ".join(
+                     f"{t} thread(s) {bw:.1f} GB/s ({min(probes.get(t, [bw])):.1f}-{max(probes.get(t, [bw])):.1f}, "
+                     f"{len(probes.get(t, [bw]))} probes)" for t, bw in sorted(bws.items())))
     lines.append("")
     for op in ("maxpool_backward", "maxpool_forward", "adaptive_backward", "adaptive_forward",
                "maxpool3d_backward", "maxpool3d_forward", "adaptive3d_backward", "adaptive3d_forward",
@@ -457,12 +449,60 @@ def render(results, bws, out_md, out_png):
     fig.savefig(out_png, dpi=80)
 
 
+PASSES = 2
+
+
+def merge(passes):
+    """One set of rows and copy probes from several passes over all rows. This VM has slow
+    stretches of tens of seconds (the same kernel 1.3-1.5x slower for a minute, docs/profiles.md
+    stops 27-29), longer than one row's alternating blocks, so one pass can put both sides of a
+    row in a stretch. Passes spread each row's samples over the whole run; each row keeps, for
+    every time it has, the fastest of its passes (peer and poolgrad alike, so neither side gains).
+    The copy probes are all kept: the roof is their median (see main), since the probe's own
+    outliers go both ways (31-34 GB/s at 2 threads most of the time, 45-54 now and then)."""
+    key = lambda r: (r["op"], r["id"], r["threads"], r["index"])  # noqa: E731
+    merged, probes = {}, {}
+    for results, ps in passes:
+        for r in results:
+            m = merged.setdefault(key(r), dict(r))
+            for f, v in r.items():
+                if f.endswith("_ms"):
+                    m[f] = min(m[f], v)
+                elif f == "max_abs_diff" and (v != v or v > m[f]):
+                    m[f] = v  # the worst difference; a NaN (results not equal) stays
+        for t, p in ps.items():
+            probes.setdefault(t, []).extend(p)
+    return list(merged.values()), probes
+
+
+def derive(r, bw):
+    """The figures computed from a row's times, its bytes and the copy bandwidth `bw` (GB/s)."""
+    r["ratio"] = r["peer_ms"] / r["poolgrad_ms"]
+    b = r.get("bytes", float("nan"))
+    r["gbs"] = b / r["poolgrad_ms"] / 1e6
+    r["roof_fraction"] = r["gbs"] / bw
+    if "floor_ms" in r:  # the floor moves the row's own bytes
+        r["floor_fraction"] = r["floor_ms"] / r["poolgrad_ms"]
+        r["floor_roof"] = b / r["floor_ms"] / 1e6 / bw
+    if "read_floor_ms" in r:
+        r["floor_ratio"] = r["peer_ms"] / r["read_floor_ms"]
+    return r
+
+
+def show(r):
+    print(f"  {r['op']:22s} {r['id']:22s} {r['dtype']:8s} {r['index']:5s}: poolgrad {r['poolgrad_ms']:8.3f} ms "
+          f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} "
+          f"diff {r['max_abs_diff']:.3g}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=str(ROOT / "build-bench"))
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=ROUNDS, help="alternating peer/poolgrad blocks per figure")
+    ap.add_argument("--passes", type=int, default=PASSES,
+                    help="passes over all rows; each figure keeps its fastest pass (see merge)")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--out", default=str(ROOT / "docs"))
     ap.add_argument("--update", action="store_true",
@@ -470,6 +510,7 @@ def main():
                          "index), keeping its copy bandwidths (the other rows' roofs were computed with them)")
     args = ap.parse_args()
     globals()["ROUNDS"] = max(1, args.rounds)
+    globals()["PASSES"] = max(1, args.passes)
     cb = ctypes.CDLL(os.path.join(args.build, "bench", "libpoolgrad_copybw.so"))
     cb.poolgrad_bench_copy_gbs.restype = ctypes.c_double
     cb.poolgrad_bench_copy_gbs.argtypes = [ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
@@ -495,42 +536,35 @@ def main():
         return cb.poolgrad_bench_roi_read_ms(gy.data_ptr(), gy.element_size(), am.data_ptr(), r, c, bins,
                                              block, threads, reps)
 
-    results, bws = [], {}
-    for t in args.threads:
-        torch.set_num_threads(t)
-        _ext.set_num_threads(t)
-        bws[t] = cb.poolgrad_bench_copy_gbs(max(4 * l3_bytes(), 256 << 20), t, 10)
-        print(f"threads={t}: copy bandwidth {bws[t]:.1f} GB/s", flush=True)
-        for row in workloads.MAXPOOL:
-            if args.only is None or row[0] in args.only:
-                run_maxpool(row, t, args.reps, results, bws[t], chunks_ms)
-                for r in results[-(2 if row[-1] else 3):]:
-                    print(f"  {r['op']:17s} {r['id']:18s} {r['dtype']:8s} {r['index']}: poolgrad {r['poolgrad_ms']:8.3f} ms "
-                          f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
-        for row in workloads.ADAPTIVE:
-            if args.only is None or row[0] in args.only:
-                run_adaptive(row, t, args.reps, results, bws[t])
-                for r in results[-2:]:
-                    print(f"  {r['op']:17s} {r['id']:18s} {r['dtype']:8s}: poolgrad {r['poolgrad_ms']:8.3f} ms "
-                          f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
-        for rows, run, count in ((workloads.POOL3D, run_pool3d, 3), (workloads.ADAPTIVE3D, run_adaptive3d, 2)):
-            for row in rows:
+    def copy_gbs(t):
+        return cb.poolgrad_bench_copy_gbs(max(4 * l3_bytes(), 256 << 20), t, 10)
+
+    def one_pass():
+        """Every selected row at every thread count, with a copy-bandwidth probe before each row."""
+        results, probes = [], {}
+        for t in args.threads:
+            torch.set_num_threads(t)
+            _ext.set_num_threads(t)
+            runs = [(row, lambda row: run_maxpool(row, t, args.reps, results, chunks_ms)) for row in workloads.MAXPOOL]
+            runs += [(row, lambda row: run_adaptive(row, t, args.reps, results)) for row in workloads.ADAPTIVE]
+            runs += [(row, lambda row: run_pool3d(row, t, args.reps, results)) for row in workloads.POOL3D]
+            runs += [(row, lambda row: run_adaptive3d(row, t, args.reps, results)) for row in workloads.ADAPTIVE3D]
+            runs += [(row, lambda row: run_roi(row, t, args.reps, results, read_ms)) for row in workloads.ROI]
+            runs += [(("layers",), lambda row: run_layers(t, args.reps, results))]
+            for row, run in runs:
                 if args.only is None or row[0] in args.only:
-                    run(row, t, args.reps, results, bws[t])
-                    for r in results[-count:]:
-                        print(f"  {r['op']:19s} {r['id']:18s} {r['dtype']:8s} {r['index']}: poolgrad {r['poolgrad_ms']:8.3f} ms "
-                              f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
-        for row in workloads.ROI:
-            if args.only is None or row[0] in args.only:
-                run_roi(row, t, args.reps, results, bws[t], read_ms)
-                for r in results[-2:]:
-                    print(f"  {r['op']:17s} {r['id']:18s} {r['dtype']:8s}: poolgrad {r['poolgrad_ms']:8.3f} ms "
-                          f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} diff {r['max_abs_diff']:.3g}", flush=True)
-        if args.only is None or "layers" in args.only:
-            run_layers(t, args.reps, results, bws[t])
-            for r in results[-2:]:
-                print(f"  {r['op']:17s} {r['id']:22s}: poolgrad {r['poolgrad_ms']:8.3f} ms "
-                      f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f}", flush=True)
+                    probes.setdefault(t, []).append(copy_gbs(t))
+                    print(f"threads={t}: copy bandwidth {probes[t][-1]:.1f} GB/s", flush=True)
+                    done = len(results)
+                    run(row)
+                    for r in results[done:]:
+                        show(derive(dict(r), probes[t][-1]))
+        return results, probes
+
+    passes = [one_pass() for _ in range(max(1, args.passes))]
+    results, probes = merge(passes)
+    bws = {t: statistics.median(ps) for t, ps in probes.items()}
+    results = [derive(r, bws[r["threads"]]) for r in results]
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.update and (out / "performance.json").exists():
@@ -539,8 +573,11 @@ def main():
         now = {key(r) for r in results}
         results = [r for r in old["results"] if key(r) not in now] + results
         bws = {**bws, **{int(t): b for t, b in old["bandwidth_gbs"].items()}}
-    (out / "performance.json").write_text(json.dumps(dict(bandwidth_gbs=bws, results=results), indent=1))
-    render(results, bws, out / "performance.md", out / "performance.png")
+        probes = {int(t): p for t, p in old.get("bandwidth_probes_gbs", {}).items()}
+    results = [derive(r, bws[r["threads"]]) if "bytes" in r else r for r in results]
+    (out / "performance.json").write_text(json.dumps(dict(bandwidth_gbs=bws, bandwidth_probes_gbs=probes,
+                                                          results=results), indent=1))
+    render(results, bws, probes, out / "performance.md", out / "performance.png")
     print("wrote", out / "performance.md", out / "performance.png", out / "performance.json")
 
 
