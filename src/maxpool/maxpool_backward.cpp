@@ -328,12 +328,12 @@ __attribute__((target("avx2"))) inline __m256i match8(const int64_t *ip, const _
 }
 
 // One pixel's cn channels (a multiple of 8) from its NO owners (gradients gp[k], indices ip[k], in
-// (oh, ow) order), into out as float32.
+// (oh, ow) order), into out as float32; with streaming stores where `stream` (out 32-byte aligned).
 template <class I, aclDataType D, int NO>
 __attribute__((target("avx2,f16c"))) inline void gather_pixel_cl(const char *const *gp,
                                                                  const I *const *ip, int64_t cn,
                                                                  int64_t pix, float *out,
-                                                                 __m256i *hits) {
+                                                                 bool stream, __m256i *hits) {
   constexpr int64_t esz = D == ACL_FLOAT ? 4 : 2;
   const __m256i lanes = index_lanes<I>(pix);
   __m256i h = *hits;
@@ -345,7 +345,10 @@ __attribute__((target("avx2,f16c"))) inline void gather_pixel_cl(const char *con
           _mm256_add_ps(sum, _mm256_and_ps(_mm256_castsi256_ps(m), load8_f32<D>(gp[k] + c * esz)));
       h = _mm256_add_epi32(h, m);
     }
-    _mm256_storeu_ps(out + c, sum);
+    if (stream)
+      _mm256_stream_ps(out + c, sum);
+    else
+      _mm256_storeu_ps(out + c, sum);
   }
   *hits = h;
 }
@@ -363,6 +366,12 @@ __attribute__((target("avx2,f16c"))) bool gather_cl_item_avx2(
   int64_t fetched = 0;                    // the last output row prefetched
   __m256i hits = _mm256_setzero_si256();  // per-lane match counts, negated
   const bool dense_rows = cn == p.c && gx.sw == p.c;
+  // Dense float32 rows of whole vectors are streamed to gx by the gather itself: a row buffer
+  // written out after each input row was a quarter of the kernel's time (resnet-stem-nhwc int32,
+  // 2 threads: 4.79 -> 3.79 ms without it).
+  const bool direct = D == ACL_FLOAT && nt && dense_rows && p.c % 8 == 0 &&
+                      reinterpret_cast<uintptr_t>(elem(gx, 4, n, 0, 0, 0)) % 32 == 0 &&
+                      (gx.sh * 4) % 32 == 0;
   for (int64_t h = 0; h < p.h; ++h) {
     const int64_t *const hl = s.hlist + s.hfirst[h];
     const int64_t nh = s.hfirst[h + 1] - s.hfirst[h];
@@ -398,22 +407,24 @@ __attribute__((target("avx2,f16c"))) bool gather_cl_item_avx2(
       next_g.step(w);
       next_i.step(w);
       const int64_t pix = h * p.w + w;
-      float *const o = s.orow + w * cn;
+      float *const o =
+          direct ? reinterpret_cast<float *>(elem(gx, 4, n, 0, h, w)) : s.orow + w * cn;
       switch (no) {
         case 0:
-          std::memset(o, 0, static_cast<size_t>(cn) * 4);
+          gather_pixel_cl<I, D, 0>(gp, ip, cn, pix, o, direct, &hits);
           break;
         case 1:
-          gather_pixel_cl<I, D, 1>(gp, ip, cn, pix, o, &hits);
+          gather_pixel_cl<I, D, 1>(gp, ip, cn, pix, o, direct, &hits);
           break;
         case 2:
-          gather_pixel_cl<I, D, 2>(gp, ip, cn, pix, o, &hits);
+          gather_pixel_cl<I, D, 2>(gp, ip, cn, pix, o, direct, &hits);
           break;
         default:
-          gather_pixel_cl<I, D, 4>(gp, ip, cn, pix, o, &hits);
+          gather_pixel_cl<I, D, 4>(gp, ip, cn, pix, o, direct, &hits);
           break;
       }
     }
+    if (direct) continue;
     if (dense_rows) {
       row_from_f32(p.isa, p.dtype, s.orow, elem(gx, esz, n, 0, h, 0), 1, p.w * cn, nt);
     } else {
