@@ -71,12 +71,16 @@ HostTensor::HostTensor(std::vector<int64_t> dims, std::vector<int64_t> strides, 
 void HostTensor::init(int64_t storage_elems) {
   storage_elems_ = storage_elems;
   const int64_t es = elem_size(dt_);
-  buf_.assign(kGuardBytes * 2 + static_cast<size_t>(storage_elems * es), kGuard);
+  // The storage starts on a 64-byte boundary, as a framework's allocations do (the kernels'
+  // streaming stores need whole cache lines); the bytes before it are guard bytes too.
+  buf_.assign(kGuardBytes * 2 + 64 + static_cast<size_t>(storage_elems * es), kGuard);
+  const uintptr_t at = reinterpret_cast<uintptr_t>(buf_.data()) + kGuardBytes;
+  lead_ = kGuardBytes + (64 - at % 64) % 64;
   in_view_.assign(static_cast<size_t>(storage_elems), 0);
   for (int64_t i = 0; i < numel(); ++i) in_view_[storage_index(i)] = 1;
   std::vector<int64_t> sdims = {storage_elems};
   t_ = aclCreateTensor(dims_.data(), dims_.size(), dt_, strides_.data(), offset_, fmt_,
-                       sdims.data(), 1, buf_.data() + kGuardBytes);
+                       sdims.data(), 1, buf_.data() + lead_);
   EXPECT_NE(t_, nullptr) << last_msg();
 }
 
@@ -89,6 +93,7 @@ HostTensor &HostTensor::operator=(HostTensor &&o) noexcept {
   dt_ = o.dt_;
   fmt_ = o.fmt_;
   buf_ = std::move(o.buf_);
+  lead_ = o.lead_;
   in_view_ = std::move(o.in_view_);
   t_ = o.t_;
   o.t_ = nullptr;
@@ -115,7 +120,7 @@ int64_t HostTensor::storage_index(int64_t i) const {
 }
 
 float HostTensor::get(int64_t i) const {
-  const uint8_t *p = buf_.data() + kGuardBytes + storage_index(i) * elem_size(dt_);
+  const uint8_t *p = buf_.data() + lead_ + storage_index(i) * elem_size(dt_);
   if (dt_ == ACL_FLOAT) {
     float f;
     std::memcpy(&f, p, 4);
@@ -127,7 +132,7 @@ float HostTensor::get(int64_t i) const {
 }
 
 void HostTensor::set(int64_t i, float v) {
-  uint8_t *p = buf_.data() + kGuardBytes + storage_index(i) * elem_size(dt_);
+  uint8_t *p = buf_.data() + lead_ + storage_index(i) * elem_size(dt_);
   if (dt_ == ACL_FLOAT) {
     std::memcpy(p, &v, 4);
     return;
@@ -138,16 +143,16 @@ void HostTensor::set(int64_t i, float v) {
 
 uint16_t HostTensor::get_bits16(int64_t i) const {
   uint16_t h;
-  std::memcpy(&h, buf_.data() + kGuardBytes + storage_index(i) * 2, 2);
+  std::memcpy(&h, buf_.data() + lead_ + storage_index(i) * 2, 2);
   return h;
 }
 
 void HostTensor::set_bits16(int64_t i, uint16_t bits) {
-  std::memcpy(buf_.data() + kGuardBytes + storage_index(i) * 2, &bits, 2);
+  std::memcpy(buf_.data() + lead_ + storage_index(i) * 2, &bits, 2);
 }
 
 int64_t HostTensor::get_int(int64_t i) const {
-  const uint8_t *p = buf_.data() + kGuardBytes + storage_index(i) * elem_size(dt_);
+  const uint8_t *p = buf_.data() + lead_ + storage_index(i) * elem_size(dt_);
   if (dt_ == ACL_INT64) {
     int64_t v;
     std::memcpy(&v, p, 8);
@@ -161,7 +166,7 @@ int64_t HostTensor::get_int(int64_t i) const {
 }
 
 void HostTensor::set_int(int64_t i, int64_t v) {
-  uint8_t *p = buf_.data() + kGuardBytes + storage_index(i) * elem_size(dt_);
+  uint8_t *p = buf_.data() + lead_ + storage_index(i) * elem_size(dt_);
   if (dt_ == ACL_INT64) {
     std::memcpy(p, &v, 8);
   } else if (dt_ == ACL_INT8 || dt_ == ACL_UINT8 || dt_ == ACL_BOOL) {
@@ -173,9 +178,11 @@ void HostTensor::set_int(int64_t i, int64_t v) {
 }
 
 bool HostTensor::guards_intact() const {
-  const size_t n = buf_.size();
-  for (size_t i = 0; i < kGuardBytes; ++i)
-    if (buf_[i] != kGuard || buf_[n - 1 - i] != kGuard) return false;
+  const size_t end = lead_ + static_cast<size_t>(storage_elems_ * elem_size(dt_));
+  for (size_t i = 0; i < lead_; ++i)
+    if (buf_[i] != kGuard) return false;
+  for (size_t i = end; i < buf_.size(); ++i)
+    if (buf_[i] != kGuard) return false;
   return true;
 }
 
@@ -184,7 +191,7 @@ bool HostTensor::outside_view_untouched() const {
   for (int64_t s = 0; s < storage_elems_; ++s) {
     if (in_view_[s]) continue;
     for (int64_t b = 0; b < es; ++b)
-      if (buf_[kGuardBytes + s * es + b] != kGuard) return false;
+      if (buf_[lead_ + s * es + b] != kGuard) return false;
   }
   return guards_intact();
 }

@@ -84,6 +84,7 @@ class HostTensor {
   aclDataType dt_ = ACL_FLOAT;
   aclFormat fmt_ = ACL_FORMAT_NCHW;
   std::vector<uint8_t> buf_;
+  size_t lead_ = kGuardBytes;  // where the storage starts in buf_
   std::vector<uint8_t> in_view_;
   aclTensor *t_ = nullptr;
 };
