@@ -720,6 +720,44 @@ TEST(MaxPoolNumerics, ForwardOneNaNAnywhere) {
         }
 }
 
+// Channels-last float32 outputs of 8 MB or more are streamed out a position at a time (C values,
+// then their indices, from a position's scratch): 64 channels with INT64 indices (whole cache
+// lines a position) and 24 with INT32 (positions sharing lines), ties everywhere.
+TEST(MaxPoolNumerics, ChannelsLastStreamedPositions) {
+  std::mt19937 rng(12);
+  std::uniform_int_distribution<int> small(-20, 20);
+  struct Case {
+    int64_t n, c, hw;
+    aclDataType idt;
+  };
+  for (const Case &k : {Case{2, 64, 150, ACL_INT64}, Case{2, 24, 300, ACL_INT32}}) {
+    SCOPED_TRACE(testing::Message() << "C=" << k.c);
+    const PoolRef a{3, 3, 2, 2, 1, 1, 1, 1, false};
+    const int64_t o = ref_out_size(k.hw, 3, 2, 1, 1, false);
+    auto make = [&](int64_t h, aclDataType t) {
+      return HostTensor({k.n, k.c, h, h}, {h * h * k.c, 1, h * k.c, k.c}, 0, k.n * k.c * h * h, t,
+                        ACL_FORMAT_NCHW);
+    };
+    HostTensor x = make(k.hw, ACL_FLOAT), out = make(o, ACL_FLOAT), idx = make(o, k.idt);
+    ASSERT_GE(k.n * k.c * o * o * (4 + (k.idt == ACL_INT64 ? 8 : 4)), int64_t(8) << 20);
+    std::vector<float> xd(k.n * k.c * k.hw * k.hw);
+    for (size_t i = 0; i < xd.size(); ++i) {
+      xd[i] = float(small(rng));
+      x.set(int64_t(i), xd[i]);
+    }
+    std::vector<float> rout;
+    std::vector<int64_t> ridx;
+    forward_and_reference(x, out, idx, xd, k.n * k.c, k.hw, k.hw, a, o, o, &rout, &ridx);
+    if (HasFatalFailure()) return;
+    for (int64_t i = 0; i < k.n * k.c * o * o; ++i) {
+      ASSERT_EQ(out.get(i), rout[i]) << "pos " << i;
+      ASSERT_EQ(idx.get_int(i), ridx[i]) << "pos " << i;
+    }
+    EXPECT_TRUE(out.guards_intact());
+    EXPECT_TRUE(idx.guards_intact());
+  }
+}
+
 // 16-bit planes are scanned as order-preserving int16 keys (forward_keys.h), where -0.0 and +0.0
 // share a key. Values checked bit for bit (the float compare of the reference calls -0.0 and +0.0
 // equal): special values (infinities, the largest finite, subnormals) in every order, alone, with

@@ -126,6 +126,16 @@ __attribute__((target("avx2"))) void copy_out_avx2(const T *s, T *d, int64_t n, 
   for (; i < n; ++i) d[i] = s[i];
 }
 
+// The low halves of the 8 int64 at s, as 8 int32 in order.
+__attribute__((target("avx2"))) inline __m256i low_halves8(const int64_t *s) {
+  const __m256i lows = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  const __m256i a =
+      _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(s)), lows);
+  const __m256i b = _mm256_permutevar8x32_epi32(
+      _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s + 4)), lows);
+  return _mm256_permute2x128_si256(a, b, 0x20);
+}
+
 // The low halves of 8 int64 indices (they fit in 32 bits: the caller's INT32 check) as 8 int32.
 __attribute__((target("avx2"))) void i32_out_avx2(const int64_t *s, int32_t *d, int64_t n,
                                                   bool nt) {
@@ -133,19 +143,33 @@ __attribute__((target("avx2"))) void i32_out_avx2(const int64_t *s, int32_t *d, 
   if (nt)
     for (; i < n && (reinterpret_cast<uintptr_t>(d + i) & 31) != 0; ++i)
       d[i] = static_cast<int32_t>(s[i]);
-  const __m256i lows = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
   for (; i + 8 <= n; i += 8) {
-    const __m256i a = _mm256_permutevar8x32_epi32(
-        _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s + i)), lows);
-    const __m256i b = _mm256_permutevar8x32_epi32(
-        _mm256_loadu_si256(reinterpret_cast<const __m256i *>(s + i + 4)), lows);
-    const __m256i v = _mm256_permute2x128_si256(a, b, 0x20);
+    const __m256i v = low_halves8(s + i);
     if (nt)
       _mm256_stream_si256(reinterpret_cast<__m256i *>(d + i), v);
     else
       _mm256_storeu_si256(reinterpret_cast<__m256i *>(d + i), v);
   }
   for (; i < n; ++i) d[i] = static_cast<int32_t>(s[i]);
+}
+
+// One output position's values and indices, a vector of each in turn (stream_values_indices).
+__attribute__((target("avx2"))) void stream_values_indices_avx2(aclDataType idt, const float *vals,
+                                                                const int64_t *idx, float *out,
+                                                                void *iout, int64_t n) {
+  for (int64_t i = 0; i < n; i += 8) {
+    _mm256_stream_ps(out + i, _mm256_loadu_ps(vals + i));
+    if (idt == ACL_INT32) {
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(static_cast<int32_t *>(iout) + i),
+                          low_halves8(idx + i));
+    } else {
+      int64_t *const d = static_cast<int64_t *>(iout) + i;
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(d),
+                          _mm256_loadu_si256(reinterpret_cast<const __m256i *>(idx + i)));
+      _mm256_stream_si256(reinterpret_cast<__m256i *>(d + 4),
+                          _mm256_loadu_si256(reinterpret_cast<const __m256i *>(idx + i + 4)));
+    }
+  }
 }
 
 }  // namespace
@@ -168,6 +192,11 @@ void index_row_out(Isa isa, aclDataType idt, const int64_t *src, void *dst, int6
     std::memcpy(d, src, static_cast<size_t>(n) * 8);
   else
     for (int64_t i = 0; i < n; ++i) d[i * stride] = src[i];
+}
+
+void stream_values_indices(aclDataType idt, const float *vals, const int64_t *idx, float *out,
+                           void *iout, int64_t n) {
+  stream_values_indices_avx2(idt, vals, idx, out, iout, n);
 }
 
 void row_to_f32(Isa isa, aclDataType dtype, const void *src, int64_t stride, int64_t n,

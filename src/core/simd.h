@@ -22,6 +22,11 @@ void index_row_out(Isa isa, aclDataType idt, const int64_t *src, void *dst, int6
 // with streaming stores as row_from_f32.
 void row_copy16(Isa isa, const uint16_t *src, void *dst, int64_t stride, int64_t n,
                 bool nontemporal);
+// n float32 values and their n indices (INT32 or INT64) written with streaming stores, a vector of
+// values and its indices in turn: one output position's channels as the kernel leaves them. AVX2
+// only; n a multiple of 8, out and iout 32-byte aligned.
+void stream_values_indices(aclDataType idt, const float *vals, const int64_t *idx, float *out,
+                           void *iout, int64_t n);
 void stream_fence();
 // Outputs at least this large are written with streaming stores (they would not stay in cache).
 constexpr int64_t kStreamMinBytes = int64_t(8) << 20;
