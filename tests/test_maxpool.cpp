@@ -758,6 +758,37 @@ TEST(MaxPoolNumerics, ChannelsLastStreamedPositions) {
   }
 }
 
+// NCHW outputs of 8 MB or more whose planes are whole cache lines are streamed out a plane at a
+// time (float32 planes, and the float16 / bfloat16 key planes as 16-bit bits), with INT64 and
+// INT32 indices; 3x3 windows at stride 2 with padding, ties everywhere.
+TEST(MaxPoolNumerics, ForwardStreamedPlanes) {
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int> small(-20, 20);
+  const int64_t N = 4, C = 256, H = 64;
+  const PoolRef a{3, 3, 2, 2, 1, 1, 1, 1, false};
+  const int64_t o = ref_out_size(H, 3, 2, 1, 1, false);
+  std::vector<float> xd(N * C * H * H);
+  for (float &v : xd) v = float(small(rng));
+  const std::pair<aclDataType, aclDataType> cases[] = {
+      {ACL_FLOAT, ACL_INT64}, {ACL_FLOAT, ACL_INT32}, {ACL_BF16, ACL_INT64}};
+  for (const auto &[dt, idt] : cases) {
+    SCOPED_TRACE(testing::Message() << "dtype " << dt << " index " << idt);
+    HostTensor x({N, C, H, H}, dt), out({N, C, o, o}, dt), idx({N, C, o, o}, idt);
+    ASSERT_GE(N * C * o * o * (elem_size(dt) + elem_size(idt)), int64_t(8) << 20);
+    for (size_t i = 0; i < xd.size(); ++i) x.set(int64_t(i), xd[i]);
+    std::vector<float> rout;
+    std::vector<int64_t> ridx;
+    forward_and_reference(x, out, idx, xd, N * C, H, H, a, o, o, &rout, &ridx);
+    if (HasFatalFailure()) return;
+    for (int64_t i = 0; i < N * C * o * o; ++i) {
+      ASSERT_EQ(out.get(i), rout[i]) << "pos " << i;
+      ASSERT_EQ(idx.get_int(i), ridx[i]) << "pos " << i;
+    }
+    EXPECT_TRUE(out.guards_intact());
+    EXPECT_TRUE(idx.guards_intact());
+  }
+}
+
 // 16-bit planes are scanned as order-preserving int16 keys (forward_keys.h), where -0.0 and +0.0
 // share a key. Values checked bit for bit (the float compare of the reference calls -0.0 and +0.0
 // equal): special values (infinities, the largest finite, subnormals) in every order, alone, with
