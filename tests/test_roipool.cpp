@@ -317,6 +317,13 @@ TEST(RoiNumerics, Float16KeyScanPixelNumbersAndStreamedOutputs) {
   run_forward_case({1, 32, 8, 10, 1100, 7, 7, 1.0f, 1.0f, ACL_FLOAT16}, rng);
 }
 
+// float32 outputs past kStreamMinBytes (1100 ROIs x 32 channels x 49 bins: 14 MB of values and
+// argmax) go out with streaming stores, a ROI's 32 x 49 results a run from a line-aligned y.
+TEST(RoiNumerics, Float32StreamedOutputs) {
+  std::mt19937 rng(31);
+  run_forward_case({1, 32, 8, 10, 1100, 7, 7, 1.0f, 1.0f, ACL_FLOAT}, rng);
+}
+
 TEST(RoiNumerics, RandomBackward) {
   std::mt19937 rng(4242);
   const RoiCase cases[] = {
