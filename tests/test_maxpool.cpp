@@ -671,6 +671,22 @@ void forward_and_reference(HostTensor &x, HostTensor &out, HostTensor &idx,
   ref_forward(xd, C, H, W, a, ho, wo, rout, ridx);
 }
 
+// forward_and_reference on `planes` planes, then every value and index compared with the
+// reference's and the guard bytes around out and idx checked.
+void check_forward(HostTensor &x, HostTensor &out, HostTensor &idx, const std::vector<float> &xd,
+                   int64_t planes, int64_t H, int64_t W, const PoolRef &a, int64_t ho, int64_t wo) {
+  std::vector<float> rout;
+  std::vector<int64_t> ridx;
+  forward_and_reference(x, out, idx, xd, planes, H, W, a, ho, wo, &rout, &ridx);
+  if (testing::Test::HasFatalFailure()) return;
+  for (int64_t i = 0; i < planes * ho * wo; ++i) {
+    ASSERT_EQ(out.get(i), rout[i]) << "pos " << i;
+    ASSERT_EQ(idx.get_int(i), ridx[i]) << "pos " << i;
+  }
+  EXPECT_TRUE(out.guards_intact());
+  EXPECT_TRUE(idx.guards_intact());
+}
+
 // The forwards leave the NaN test out of their window scans where the input holds no NaN: the
 // plane forward per plane, the channels-last forward per window row. One NaN anywhere (the plane
 // split's 16-column steps, a row's last block at W = 37, a plane narrower than 16 columns, the
@@ -745,16 +761,8 @@ TEST(MaxPoolNumerics, ChannelsLastStreamedPositions) {
       xd[i] = float(small(rng));
       x.set(int64_t(i), xd[i]);
     }
-    std::vector<float> rout;
-    std::vector<int64_t> ridx;
-    forward_and_reference(x, out, idx, xd, k.n * k.c, k.hw, k.hw, a, o, o, &rout, &ridx);
+    check_forward(x, out, idx, xd, k.n * k.c, k.hw, k.hw, a, o, o);
     if (HasFatalFailure()) return;
-    for (int64_t i = 0; i < k.n * k.c * o * o; ++i) {
-      ASSERT_EQ(out.get(i), rout[i]) << "pos " << i;
-      ASSERT_EQ(idx.get_int(i), ridx[i]) << "pos " << i;
-    }
-    EXPECT_TRUE(out.guards_intact());
-    EXPECT_TRUE(idx.guards_intact());
   }
 }
 
@@ -776,16 +784,8 @@ TEST(MaxPoolNumerics, ForwardStreamedPlanes) {
     HostTensor x({N, C, H, H}, dt), out({N, C, o, o}, dt), idx({N, C, o, o}, idt);
     ASSERT_GE(N * C * o * o * (elem_size(dt) + elem_size(idt)), int64_t(8) << 20);
     for (size_t i = 0; i < xd.size(); ++i) x.set(int64_t(i), xd[i]);
-    std::vector<float> rout;
-    std::vector<int64_t> ridx;
-    forward_and_reference(x, out, idx, xd, N * C, H, H, a, o, o, &rout, &ridx);
+    check_forward(x, out, idx, xd, N * C, H, H, a, o, o);
     if (HasFatalFailure()) return;
-    for (int64_t i = 0; i < N * C * o * o; ++i) {
-      ASSERT_EQ(out.get(i), rout[i]) << "pos " << i;
-      ASSERT_EQ(idx.get_int(i), ridx[i]) << "pos " << i;
-    }
-    EXPECT_TRUE(out.guards_intact());
-    EXPECT_TRUE(idx.guards_intact());
   }
 }
 
