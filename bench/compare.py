@@ -344,7 +344,7 @@ def run_layers(threads, reps, results):
         diff = (got - inp.grad).abs().max().item() if wid.endswith("maxpool2d") else float("nan")
         peer_ms, ms = paired(lambda: step(peer), lambda: step(mine), reps)
         results.append(dict(op="layer_forward_backward", id=wid, threads=threads, dtype="float32", index="-",
-                            kernel="poolgrad.torch", poolgrad_ms=ms, peer_ms=peer_ms,  max_abs_diff=diff))
+                            kernel="poolgrad.torch", poolgrad_ms=ms, peer_ms=peer_ms, max_abs_diff=diff))
 
 
 def l3_bytes():
@@ -452,6 +452,11 @@ def render(results, bws, probes, out_md, out_png):
 PASSES = 2
 
 
+def row_key(r):
+    """What names a row across passes and reports."""
+    return (r["op"], r["id"], r["threads"], r["index"])
+
+
 def merge(passes):
     """One set of rows and copy probes from several passes over all rows. This VM has slow
     stretches of tens of seconds (the same kernel 1.3-1.5x slower for a minute, docs/profiles.md
@@ -460,11 +465,10 @@ def merge(passes):
     every time it has, the fastest of its passes (peer and poolgrad alike, so neither side gains).
     The copy probes are all kept: the roof is their median (see main), since the probe's own
     outliers go both ways (31-34 GB/s at 2 threads most of the time, 45-54 now and then)."""
-    key = lambda r: (r["op"], r["id"], r["threads"], r["index"])  # noqa: E731
     merged, probes = {}, {}
     for results, ps in passes:
         for r in results:
-            m = merged.setdefault(key(r), dict(r))
+            m = merged.setdefault(row_key(r), dict(r))
             for f, v in r.items():
                 if f.endswith("_ms"):
                     m[f] = min(m[f], v)
@@ -564,17 +568,16 @@ def main():
     passes = [one_pass() for _ in range(max(1, args.passes))]
     results, probes = merge(passes)
     bws = {t: statistics.median(ps) for t, ps in probes.items()}
-    results = [derive(r, bws[r["threads"]]) for r in results]
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    kept = []  # --update: the existing report's other rows, with the figures it has
     if args.update and (out / "performance.json").exists():
         old = json.loads((out / "performance.json").read_text())
-        key = lambda r: (r["op"], r["id"], r["threads"], r["index"])  # noqa: E731
-        now = {key(r) for r in results}
-        results = [r for r in old["results"] if key(r) not in now] + results
+        now = {row_key(r) for r in results}
+        kept = [r for r in old["results"] if row_key(r) not in now]
         bws = {**bws, **{int(t): b for t, b in old["bandwidth_gbs"].items()}}
         probes = {int(t): p for t, p in old.get("bandwidth_probes_gbs", {}).items()}
-    results = [derive(r, bws[r["threads"]]) if "bytes" in r else r for r in results]
+    results = kept + [derive(r, bws[r["threads"]]) for r in results]
     (out / "performance.json").write_text(json.dumps(dict(bandwidth_gbs=bws, bandwidth_probes_gbs=probes,
                                                           results=results), indent=1))
     render(results, bws, probes, out / "performance.md", out / "performance.png")
