@@ -119,8 +119,16 @@ int64_t HostTensor::storage_index(int64_t i) const {
   return off;
 }
 
+const uint8_t *HostTensor::addr(int64_t i) const {
+  return buf_.data() + lead_ + storage_index(i) * elem_size(dt_);
+}
+
+uint8_t *HostTensor::addr(int64_t i) {
+  return buf_.data() + lead_ + storage_index(i) * elem_size(dt_);
+}
+
 float HostTensor::get(int64_t i) const {
-  const uint8_t *p = buf_.data() + lead_ + storage_index(i) * elem_size(dt_);
+  const uint8_t *p = addr(i);
   if (dt_ == ACL_FLOAT) {
     float f;
     std::memcpy(&f, p, 4);
@@ -132,7 +140,7 @@ float HostTensor::get(int64_t i) const {
 }
 
 void HostTensor::set(int64_t i, float v) {
-  uint8_t *p = buf_.data() + lead_ + storage_index(i) * elem_size(dt_);
+  uint8_t *p = addr(i);
   if (dt_ == ACL_FLOAT) {
     std::memcpy(p, &v, 4);
     return;
@@ -143,16 +151,16 @@ void HostTensor::set(int64_t i, float v) {
 
 uint16_t HostTensor::get_bits16(int64_t i) const {
   uint16_t h;
-  std::memcpy(&h, buf_.data() + lead_ + storage_index(i) * 2, 2);
+  std::memcpy(&h, addr(i), 2);
   return h;
 }
 
 void HostTensor::set_bits16(int64_t i, uint16_t bits) {
-  std::memcpy(buf_.data() + lead_ + storage_index(i) * 2, &bits, 2);
+  std::memcpy(addr(i), &bits, 2);
 }
 
 int64_t HostTensor::get_int(int64_t i) const {
-  const uint8_t *p = buf_.data() + lead_ + storage_index(i) * elem_size(dt_);
+  const uint8_t *p = addr(i);
   if (dt_ == ACL_INT64) {
     int64_t v;
     std::memcpy(&v, p, 8);
@@ -166,7 +174,7 @@ int64_t HostTensor::get_int(int64_t i) const {
 }
 
 void HostTensor::set_int(int64_t i, int64_t v) {
-  uint8_t *p = buf_.data() + lead_ + storage_index(i) * elem_size(dt_);
+  uint8_t *p = addr(i);
   if (dt_ == ACL_INT64) {
     std::memcpy(p, &v, 8);
   } else if (dt_ == ACL_INT8 || dt_ == ACL_UINT8 || dt_ == ACL_BOOL) {

@@ -79,6 +79,9 @@ class HostTensor {
  private:
   void init(int64_t storage_elems);
   int64_t storage_index(int64_t i) const;
+  // Where the view's element i lies in buf_.
+  const uint8_t *addr(int64_t i) const;
+  uint8_t *addr(int64_t i);
   std::vector<int64_t> dims_, strides_;
   int64_t offset_ = 0, storage_elems_ = 0;
   aclDataType dt_ = ACL_FLOAT;
