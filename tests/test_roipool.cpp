@@ -324,6 +324,18 @@ TEST(RoiNumerics, Float32StreamedOutputs) {
   run_forward_case({1, 32, 8, 10, 1100, 7, 7, 1.0f, 1.0f, ACL_FLOAT}, rng);
 }
 
+// Blocks of 16 channels larger than 1 MB (here 130 x 131 pixels) are scanned a group of ROIs at a
+// time, the group's bin rows in order of their first map row (roi_group: 334 ROIs of 7 x 7 bins).
+// 335 ROIs in one batch: at 1 thread a run of all of them, a group of 334 and a group of one; at
+// 2 threads runs of 167 and 168, a group each; values with ties and NaNs.
+TEST(RoiNumerics, LargeMapGroupScan) {
+  for (const int threads : {1, 2}) {
+    SCOPED_TRACE(testing::Message() << threads << " thread(s)");
+    RoiTester({1, 64, 130, 131, 335, 7, 7, 1.0f, 1.0f}).threads(threads).seed(77).test_forward();
+    if (HasFatalFailure()) return;
+  }
+}
+
 TEST(RoiNumerics, RandomBackward) {
   std::mt19937 rng(4242);
   const RoiCase cases[] = {
