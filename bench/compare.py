@@ -390,7 +390,8 @@ def render(results, bws, probes, out_md, out_png):
         mfloors = [r for r in rows if "floor_ms" in r]
         if mfloors:
             lines += ["Memory floors, measured in the same run on the same tensors: `floor ms` only reads "
-                      "the inputs and writes the outputs once (streaming stores), chunk by chunk (planes; "
+                      "the inputs and writes the outputs once (streaming stores of a counter: lines of "
+                      "zeros go to this machine's memory twice as fast as other data), chunk by chunk (planes; "
                       "images for channels-last) split over the same threads, with no compute "
                       "(bench/copybw.c); `of floor` = floor ms / poolgrad ms; `floor roof` is the roof "
                       "fraction the floor itself reaches: what this traffic gets from this machine's "
