@@ -101,7 +101,10 @@ def main():
         "- Max pool 2-D, planes (NCHW): items are the N*C planes; scratch per part is the split plane "
         "(H*W floats), a column table (W entries), one float row for strided 16-bit data and, when "
         "outputs are streamed, one output plane (Hout*Wout values and indices): ~90 KB for the "
-        "ResNet stem, 11 MB at 128 threads.",
+        "ResNet stem, 11 MB at 128 threads. The backward's items are the planes too, with one "
+        "float accumulator plane per part (50 KB for the ResNet stem); the 3x3 gather (AVX-512) "
+        "writes each plane from a ring of 4 input rows and 2 partial rows (about 2 KB) and touches "
+        "the accumulator only for a plane it cannot gather.",
         "- Max pool 2-D, channels-last: forward items are (n, output row), backward items (n, block of "
         "channels) sized so that there are at least 4 per thread. The backward gather writes an item "
         "one input row at a time (W x block floats of scratch, 28 KB for the ResNet stem); the "

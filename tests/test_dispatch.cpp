@@ -1,6 +1,8 @@
 // The dispatch: every kernel path, forced by its views and attributes, is named by the plan
 // (poolgradGetKernelName, the name POOLGRAD_LOG prints) and gives the same bits on the portable
 // path (poolgradSetCpuCapability("default")) as on the AVX2 path.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -48,15 +50,30 @@ std::string run_as(const char *cap, const Phase1 &p1, Phase2 p2, std::vector<Hos
   return kernel;
 }
 
-// The call's kernel names under AVX2 and portable, and the same bits under both.
+// Whether this CPU runs poolgrad's AVX-512 level (F, BW, DQ, VL and BF16).
+bool host_avx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512bf16");
+}
+
+// The call's kernel names under AVX-512 (where the host has it; its AVX2 row otherwise), AVX2 and
+// portable, and the same bits under all three.
 void check_paths(const Phase1 &p1, Phase2 p2, std::vector<HostTensor *> outs, const char *avx2_name,
-                 const char *portable_name) {
-  std::vector<std::vector<uint32_t>> a, b;
+                 const char *portable_name, const char *avx512_name = nullptr) {
+  std::vector<std::vector<uint32_t>> a, b, c;
+  EXPECT_EQ(run_as("avx512", p1, p2, outs, &c),
+            host_avx512() && avx512_name ? avx512_name : avx2_name);
   EXPECT_EQ(run_as("avx2", p1, p2, outs, &a), avx2_name);
   EXPECT_EQ(run_as("default", p1, p2, outs, &b), portable_name);
-  EXPECT_EQ(poolgradSetCpuCapability("avx2"), 0);
+  EXPECT_EQ(poolgradSetCpuCapability("avx512"), 0);  // no cap: the default
   ASSERT_EQ(a.size(), b.size());
-  for (size_t k = 0; k < a.size(); ++k) EXPECT_EQ(a[k], b[k]) << "output " << k << " differs";
+  ASSERT_EQ(a.size(), c.size());
+  for (size_t k = 0; k < a.size(); ++k) {
+    EXPECT_EQ(a[k], b[k]) << "output " << k << " differs (avx2, portable)";
+    EXPECT_EQ(a[k], c[k]) << "output " << k << " differs (avx2, avx512)";
+  }
 }
 
 void fill(HostTensor &t, uint32_t seed) {
@@ -113,7 +130,8 @@ TEST(Dispatch, MaxPoolBackwardPaths) {
                                                                    d, false, gx.t(), w, e);
         },
         aclnnMaxPool2dWithIndicesBackward, {&gx}, "backward-planes-gather/avx2", "backward-planes");
-    // Overlapping 3x3 windows: the scatter.
+    // Overlapping 3x3 windows at stride 2 on planes of twice the output's size: the AVX-512 gather,
+    // else the scatter.
     IntArray k3({3}), p1({1});
     HostTensor out3({2, 3, 8, 20}, dt), idx3({2, 3, 8, 20}, ACL_INT64);
     ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k3, s, p1, d, false, out3.t(),
@@ -125,7 +143,8 @@ TEST(Dispatch, MaxPoolBackwardPaths) {
           return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx3.t(), k3, s,
                                                                    p1, d, false, gx.t(), w, e);
         },
-        aclnnMaxPool2dWithIndicesBackward, {&gx}, "backward-planes/avx2", "backward-planes");
+        aclnnMaxPool2dWithIndicesBackward, {&gx}, "backward-planes/avx2", "backward-planes",
+        "backward-planes-gather3/avx512");
     // Channels-last.
     HostTensor xl({2, 16, 40, 24}, dt, ACL_FORMAT_NHWC), ol({2, 8, 20, 24}, dt, ACL_FORMAT_NHWC),
         il({2, 8, 20, 24}, ACL_INT64, ACL_FORMAT_NHWC), gyl({2, 8, 20, 24}, dt, ACL_FORMAT_NHWC),
@@ -229,6 +248,110 @@ TEST(Dispatch, RoiBackwardPaths) {
         },
         aclnnRoiPoolingGradWithArgMax, {&gx}, "roi-backward-strided", "roi-backward-strided");
   }
+}
+
+// The raw bits of every element (16-bit ones as stored: get() would quiet a NaN).
+std::vector<uint32_t> raw_bits(const HostTensor &t) {
+  std::vector<uint32_t> b(static_cast<size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (t.dtype() == ACL_FLOAT) {
+      const float v = t.get(i);
+      std::memcpy(&b[i], &v, 4);
+    } else {
+      b[i] = t.get_bits16(i);
+    }
+  }
+  return b;
+}
+
+struct BackwardRun {
+  std::string kernel, msg;
+  aclnnStatus status;
+  std::vector<uint32_t> bits;
+};
+
+BackwardRun backward_as(const char *cap, const HostTensor &gy, const HostTensor &x,
+                        const HostTensor &idx, HostTensor &gx) {
+  EXPECT_EQ(poolgradSetCpuCapability(cap), 0);
+  IntArray k({3}), s({2}), p({1}), d({1});
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  EXPECT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
+                                                              false, gx.t(), &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  BackwardRun r;
+  r.kernel = poolgradGetKernelName(ex);
+  r.status = aclnnMaxPool2dWithIndicesBackward(workspace(ws), ws, ex, nullptr);
+  r.msg = r.status == ACLNN_SUCCESS ? "" : last_msg();
+  r.bits = raw_bits(gx);
+  return r;
+}
+
+// The 3x3 gather against the AVX2 and portable scatters, bit for bit, on the values and indices
+// where a vector gather could differ: NaN, infinities, sums that overflow or give NaN, -0.0,
+// subnormal gradients (the bfloat16 rounding instruction flushes those), pixels shared by two or
+// four windows, -1 in the top row and the last lane, an index on the pixel just left of window 0's
+// first tap column (in the row above: a pixel of the plane, not a tap), and bad indices, among
+// them an INT64 one whose low 32 bits name a tap of its window (reported with the same message).
+TEST(Dispatch, MaxPoolGather3AgainstScatter) {
+  const int64_t C = 3, H = 6, W = 36, ho = 3, wo = 18;  // 18 windows a row: a step and a tail
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16})
+    for (aclDataType idt : {ACL_INT32, ACL_INT64}) {
+      SCOPED_TRACE(testing::Message() << "dt=" << dt << " idt=" << idt);
+      HostTensor x({1, C, H, W}, dt), idx({1, C, ho, wo}, idt), gy({1, C, ho, wo}, dt),
+          gx({1, C, H, W}, dt);
+      std::mt19937 rng(17);
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t oh = 0; oh < ho; ++oh)
+          for (int64_t ow = 0; ow < wo; ++ow) {
+            // A tap inside the image, often one shared with the next window (tap row or column 2).
+            int64_t h = 2 * oh - 1 + static_cast<int64_t>(rng() % 3);
+            int64_t w = 2 * ow - 1 + static_cast<int64_t>(rng() % 3);
+            if (rng() % 2) h = 2 * oh + 1, w = 2 * ow + 1;
+            h = std::max<int64_t>(h, 0);
+            w = std::max<int64_t>(w, 0);
+            int64_t v = h * W + w;
+            if (c == 1 && (oh * wo + ow) % 5 == 0) v = -1;
+            if (c == 1 && ow == wo - 1) v = -1;
+            idx.set_int((c * ho + oh) * wo + ow, v);
+          }
+      idx.set_int((2 * ho + 1) * wo + 0, 1 * W - 1);  // plane 2, window (1, 0): not a tap
+      const float big = dt == ACL_FLOAT16 ? 60000.0f : 3.0e38f;
+      for (int64_t i = 0; i < gy.numel(); ++i) {
+        const float special[] = {std::nanf(""), INFINITY, -INFINITY, -0.0f, big, big, -big};
+        const int64_t r = static_cast<int64_t>(rng() % 12);
+        gy.set(i, r < 7 ? special[r] : static_cast<float>(static_cast<int>(rng() % 17) - 8) / 8);
+        if (r == 11) {  // a subnormal of the dtype
+          if (dt == ACL_FLOAT)
+            gy.set(i, (rng() % 2 ? -1 : 1) * 1.0e-40f);
+          else
+            gy.set_bits16(i, static_cast<uint16_t>((rng() % 2 ? 0x8000 : 0) | (1 + rng() % 60)));
+        }
+      }
+      const BackwardRun v512 = backward_as("avx512", gy, x, idx, gx);
+      const BackwardRun v2 = backward_as("avx2", gy, x, idx, gx);
+      const BackwardRun v0 = backward_as("default", gy, x, idx, gx);
+      EXPECT_EQ(v512.kernel,
+                host_avx512() ? "backward-planes-gather3/avx512" : "backward-planes/avx2");
+      EXPECT_EQ(v2.kernel, "backward-planes/avx2");
+      ASSERT_EQ(v512.status, ACLNN_SUCCESS) << v512.msg;
+      ASSERT_EQ(v2.status, ACLNN_SUCCESS) << v2.msg;
+      ASSERT_EQ(v0.status, ACLNN_SUCCESS) << v0.msg;
+      EXPECT_EQ(v512.bits, v2.bits);
+      EXPECT_EQ(v0.bits, v2.bits);
+      // A bad index in plane 1, window (1, 3): the same error from every path.
+      const int64_t tap = 2 * W + 6;  // (row 2, column 6): a tap of that window
+      idx.set_int((1 * ho + 1) * wo + 3, idt == ACL_INT64 ? (int64_t(1) << 32) + tap : H * W);
+      const BackwardRun b512 = backward_as("avx512", gy, x, idx, gx);
+      const BackwardRun b2 = backward_as("avx2", gy, x, idx, gx);
+      EXPECT_EQ(b2.status, ACLNN_ERR_PARAM_INVALID);
+      EXPECT_EQ(b512.status, b2.status);
+      EXPECT_EQ(b512.msg, b2.msg);
+      EXPECT_NE(b2.msg.find("indices[0,1,1,3]="), std::string::npos) << b2.msg;
+      EXPECT_EQ(b512.bits, b2.bits);  // every valid gradient is still summed and written
+      EXPECT_EQ(poolgradSetCpuCapability("avx512"), 0);
+    }
 }
 
 TEST(Dispatch, KernelNameOfADeadHandleIsNull) {

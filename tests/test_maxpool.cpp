@@ -508,6 +508,39 @@ TEST(MaxPoolNumerics, GatherPathAgainstNaiveReference) {
   EXPECT_EQ(cases, 120);
 }
 
+// 3x3 windows at stride 2 with padding 1 on planes of exactly twice the output's size take the
+// AVX-512 gather where the CPU has it (Dispatch.MaxPoolGather3AgainstScatter checks that it is
+// taken, and the special values): one to 33 windows a row (a 16-window step, its tail, both),
+// one to 7 rows, all dtypes, both index dtypes, the forward's indices (ties, NaN and -inf inputs),
+// random ones and one moved per plane (the plane falls back to the scatter), at 1 and 2 threads;
+// ceil mode's extra window and odd sizes take the scatter.
+TEST(MaxPoolNumerics, Gather3PathAgainstNaiveReference) {
+  std::mt19937 rng(20261205);
+  const aclDataType dts[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+  int cases = 0;
+  for (int64_t h : {2, 4, 14})
+    for (int64_t w : {2, 10, 32, 34, 66, 67})
+      for (int mode : {0, 1, 2}) {
+        Cfg c;
+        c.n = 2;
+        c.c = 3;
+        c.h = h;
+        c.w = w;
+        c.k = {3};
+        c.s = {2};
+        c.p = {1};
+        c.ceil = cases % 7 == 6;
+        c.idt = cases % 2 ? ACL_INT64 : ACL_INT32;
+        c.dt = dts[cases % 3];
+        c.rank3 = cases % 5 == 4;
+        if (c.rank3) c.n = 1;
+        MaxPoolTester(c).indices(mode).threads(1 + cases % 2).seed(rng()).test();
+        if (HasFatalFailure()) return;
+        ++cases;
+      }
+  EXPECT_EQ(cases, 54);
+}
+
 // Channels-last views whose positions have at most two owner windows along each axis, with
 // channels a multiple of 8, take the channels-last gather (backward-channels-last-gather in the
 // trace; Dispatch.MaxPoolBackwardPaths checks that it is taken and equals the portable scatter):

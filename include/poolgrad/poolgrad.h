@@ -25,13 +25,14 @@ ACL_FUNC_VISIBILITY void poolgradSetThreadNumThreads(int n);
 ACL_FUNC_VISIBILITY int64_t poolgradPoolOutputSize(int64_t in, int64_t k, int64_t s, int64_t p,
                                                    int64_t d, bool ceilMode);
 /** The name of the kernel a live executor will run (chosen in phase 1 from the dispatch table:
- * the path, "/avx2" for AVX2 code, "(serial)" for an output that overlaps itself), or NULL for a
- * handle that is not a live executor. The same name POOLGRAD_LOG=info prints. The string lives as
- * long as the executor. */
+ * the path, "/avx2" or "/avx512" for AVX2 or AVX-512 code, "(serial)" for an output that overlaps
+ * itself), or NULL for a handle that is not a live executor. The same name POOLGRAD_LOG=info
+ * prints. The string lives as long as the executor. */
 ACL_FUNC_VISIBILITY const char *poolgradGetKernelName(const aclOpExecutor *executor);
 /** Caps the instruction set the kernels may use, as POOLGRAD_CPU_CAPABILITY does: "default"
- * (portable code only) or "avx2" (the best the CPU has, up to AVX2). Applies to later phase-1
- * calls. Returns 0, or -1 for an unknown name (nothing changes). */
+ * (portable code only), "avx2" (the best the CPU has, up to AVX2) or "avx512" (up to AVX-512 F,
+ * BW, DQ, VL and BF16: no cap). Applies to later phase-1 calls. Returns 0, or -1 for an unknown
+ * name (nothing changes). */
 ACL_FUNC_VISIBILITY int poolgradSetCpuCapability(const char *capability);
 /** poolgrad's version string. */
 ACL_FUNC_VISIBILITY const char *poolgradVersion(void);

@@ -20,7 +20,13 @@ Isa host_isa() {
   __asm__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
   if ((xlo & 6) != 6) return Isa::kPortable;  // the OS saves the YMM state
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return Isa::kPortable;
-  return (b >> 5) & 1 ? Isa::kAvx2 : Isa::kPortable;
+  if (!((b >> 5) & 1)) return Isa::kPortable;
+  // AVX-512: F (bit 16), DQ (17), BW (30), VL (31), BF16 (leaf 7.1 EAX bit 5), and the OS saving
+  // the opmask and ZMM state (XCR0 bits 5-7).
+  const bool avx512 =
+      (b >> 16 & 1) && (b >> 17 & 1) && (b >> 30 & 1) && (b >> 31 & 1) && (xlo & 0xe0) == 0xe0;
+  if (!avx512 || !__get_cpuid_count(7, 1, &a, &b, &c, &d)) return Isa::kAvx2;
+  return (a >> 5) & 1 ? Isa::kAvx512 : Isa::kAvx2;
 #else
   return Isa::kPortable;
 #endif
@@ -31,6 +37,8 @@ bool parse(const char *name, Isa *out) {
     *out = Isa::kPortable;
   else if (std::strcmp(name, "avx2") == 0)
     *out = Isa::kAvx2;
+  else if (std::strcmp(name, "avx512") == 0)
+    *out = Isa::kAvx512;
   else
     return false;
   return true;
@@ -39,7 +47,7 @@ bool parse(const char *name, Isa *out) {
 // The cap: POOLGRAD_CPU_CAPABILITY (like PyTorch's ATEN_CPU_CAPABILITY), else no cap.
 std::atomic<int> g_cap{[] {
   const char *v = std::getenv("POOLGRAD_CPU_CAPABILITY");
-  Isa cap = Isa::kAvx2;
+  Isa cap = Isa::kAvx512;
   if (v && *v) parse(v, &cap);
   return static_cast<int>(cap);
 }()};
@@ -53,7 +61,7 @@ Isa best_isa() {
 }
 
 const char *isa_name(Isa isa) {
-  return isa == Isa::kAvx2 ? "avx2" : "portable";
+  return isa == Isa::kAvx512 ? "avx512" : isa == Isa::kAvx2 ? "avx2" : "portable";
 }
 
 bool set_isa_cap(const char *name) {

@@ -7,13 +7,20 @@
 
 namespace poolgrad {
 
-enum class Isa : uint8_t { kPortable = 0, kAvx2 = 1 };
+// Each level includes the ones below it. kAvx512: AVX-512 F, BW, DQ, VL and BF16 (AMD Zen 4,
+// Intel Sapphire Rapids and later), on top of AVX2 and F16C.
+enum class Isa : uint8_t { kPortable = 0, kAvx2 = 1, kAvx512 = 2 };
+
+// Whether code for AVX2 and F16C may run under the plan's ISA.
+inline bool has_avx2(Isa isa) {
+  return isa >= Isa::kAvx2;
+}
 
 // The best ISA the host has, capped by POOLGRAD_CPU_CAPABILITY (read once: "default" = portable,
-// "avx2") or poolgradSetCpuCapability.
+// "avx2", "avx512") or poolgradSetCpuCapability.
 Isa best_isa();
 const char *isa_name(Isa isa);
-// Caps best_isa(): "default" or "avx2"; false for an unknown name (nothing changes).
+// Caps best_isa(): "default", "avx2" or "avx512"; false for an unknown name (nothing changes).
 bool set_isa_cap(const char *name);
 
 }  // namespace poolgrad

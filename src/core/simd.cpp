@@ -179,14 +179,14 @@ void index_row_out(Isa isa, aclDataType idt, const int64_t *src, void *dst, int6
   if (n <= 0) return;
   if (idt == ACL_INT32) {
     int32_t *d = static_cast<int32_t *>(dst);
-    if (stride == 1 && isa == Isa::kAvx2)
+    if (stride == 1 && has_avx2(isa))
       i32_out_avx2(src, d, n, nontemporal);
     else
       for (int64_t i = 0; i < n; ++i) d[i * stride] = static_cast<int32_t>(src[i]);
     return;
   }
   int64_t *d = static_cast<int64_t *>(dst);
-  if (stride == 1 && isa == Isa::kAvx2)
+  if (stride == 1 && has_avx2(isa))
     copy_out_avx2(src, d, n, nontemporal);
   else if (stride == 1)
     std::memcpy(d, src, static_cast<size_t>(n) * 8);
@@ -208,12 +208,12 @@ void row_to_f32(Isa isa, aclDataType dtype, const void *src, int64_t stride, int
     else
       scalar_in<float>(src, stride, n, dst, [](float f) { return f; });
   } else if (dtype == ACL_FLOAT16) {
-    if (stride == 1 && isa == Isa::kAvx2)
+    if (stride == 1 && has_avx2(isa))
       f16_in_avx2(static_cast<const uint16_t *>(src), n, dst);
     else
       scalar_in<uint16_t>(src, stride, n, dst, half_to_float);
   } else {
-    if (stride == 1 && isa == Isa::kAvx2)
+    if (stride == 1 && has_avx2(isa))
       bf16_in_avx2(static_cast<const uint16_t *>(src), n, dst);
     else
       scalar_in<uint16_t>(src, stride, n, dst, bf16_to_float);
@@ -225,7 +225,7 @@ void row_from_f32(Isa isa, aclDataType dtype, const float *src, void *dst, int64
   if (n <= 0) return;
   if (dtype == ACL_FLOAT) {
     float *d = static_cast<float *>(dst);
-    if (stride == 1 && isa == Isa::kAvx2) {
+    if (stride == 1 && has_avx2(isa)) {
       f32_out_avx2(src, d, n, nontemporal);
     } else {
       for (int64_t i = 0; i < n; ++i) d[i * stride] = src[i];
@@ -233,7 +233,7 @@ void row_from_f32(Isa isa, aclDataType dtype, const float *src, void *dst, int64
     return;
   }
   uint16_t *d = static_cast<uint16_t *>(dst);
-  if (stride == 1 && isa == Isa::kAvx2) {
+  if (stride == 1 && has_avx2(isa)) {
     if (dtype == ACL_FLOAT16)
       h_out_avx2<1>(src, d, n, nontemporal);
     else
@@ -250,7 +250,7 @@ void row_copy16(Isa isa, const uint16_t *src, void *dst, int64_t stride, int64_t
                 bool nontemporal) {
   if (n <= 0) return;
   uint16_t *d = static_cast<uint16_t *>(dst);
-  if (stride == 1 && nontemporal && isa == Isa::kAvx2)
+  if (stride == 1 && nontemporal && has_avx2(isa))
     copy_out_avx2(src, d, n, true);
   else if (stride == 1)
     std::memcpy(d, src, static_cast<size_t>(n) * 2);

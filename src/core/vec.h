@@ -25,7 +25,7 @@ typedef uint32_t u8 __attribute__((vector_size(32)));
     name##_body args;                                            \
   }                                                              \
   void name params {                                             \
-    if (p.isa == Isa::kAvx2)                                     \
+    if (has_avx2(p.isa))                                         \
       name##_avx2 args;                                          \
     else                                                         \
       name##_portable args;                                      \

@@ -140,17 +140,23 @@ bool plane_in_place(const MaxPoolParams &p, const Strided4 &gx) {
                           p.ho * p.wo, dtype_size(p.dtype) + dtype_size(p.index_dtype));
 }
 
+// How a plane path forms each plane: the scatter, or a write-only gather where the dispatch found
+// its conditions (maxpool_gather_applies, maxpool_gather3_applies).
+enum class PlaneGather { kNone, kK2S2, kK3S2 };
+
 // A thread's scratch for the plane backward: the float accumulator plane (none where gradInput is
-// the accumulator) and one gradOutput run as float32 (a whole plane's ho*wo values where
-// gradOutput and indices planes are dense; none where such a plane is float32, read in place).
-void bwd_plane_layout(Arena &a, const MaxPoolParams &p, bool whole, bool in_place, float **acc,
-                      float **grow) {
+// the accumulator), one gradOutput run as float32 (a whole plane's ho*wo values where gradOutput
+// and indices planes are dense; none where such a plane is float32, read in place), and the 3x3
+// gather's rows.
+void bwd_plane_layout(Arena &a, const MaxPoolParams &p, bool whole, bool in_place, PlaneGather mode,
+                      float **acc, float **grow, float **rows3) {
   *acc = a.take<float>(in_place ? 0 : p.h * p.w);
   *grow = a.take<float>(!whole ? p.wo : p.dtype == ACL_FLOAT ? 0 : p.ho * p.wo);
+  *rows3 = a.take<float>(mode == PlaneGather::kK3S2 ? gather3_scratch_floats(p) : 0);
 }
 
 void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                          const Strided4 &gx, int64_t pb, int64_t pe, bool nt, bool gather,
+                          const Strided4 &gx, int64_t pb, int64_t pe, bool nt, PlaneGather mode,
                           FirstError *bt, Arena scratch) {
   const int64_t esz = dtype_size(p.dtype), isz = dtype_size(p.index_dtype);
   const int64_t hw = p.h * p.w;
@@ -162,8 +168,12 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
   const bool prefetch =
       p.n * p.c * run * (esz + isz) >= kPrefetchMinBytes && run * (esz + isz) <= (64 << 10);
   const bool direct = plane_in_place(p, gx);
-  float *acc_scratch, *grow;
-  bwd_plane_layout(scratch, p, whole, direct, &acc_scratch, &grow);
+  float *acc_scratch, *grow, *rows3;
+  bwd_plane_layout(scratch, p, whole, direct, mode, &acc_scratch, &grow, &rows3);
+  const bool gather = mode == PlaneGather::kK2S2, gather3 = mode == PlaneGather::kK3S2;
+  // The 3x3 gather writes a call that stays in cache (where the scatter would work in place) with
+  // plain stores.
+  const bool nt3 = plane_nt && !direct;
   for (int64_t pl = pb; pl < pe; ++pl) {
     const int64_t n = pl / p.c, c = pl % p.c;
     float *const acc = direct ? reinterpret_cast<float *>(elem(gx, 4, n, c, 0, 0)) : acc_scratch;
@@ -182,12 +192,15 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
       // next to their 200 KB accumulator, got 4% slower).
       const int64_t steps = run >= 1024 ? 8 : 1;
       SpreadPrefetch next_g, next_i;
-      if (pl + 1 < pe && !gather && steps > 1 && prefetch) {
+      if (pl + 1 < pe && mode != PlaneGather::kK2S2 && steps > 1 && prefetch) {
         next_g =
             SpreadPrefetch(elem(gy, esz, (pl + 1) / p.c, (pl + 1) % p.c, 0, 0), run * esz, steps);
         next_i =
             SpreadPrefetch(elem(idx, isz, (pl + 1) / p.c, (pl + 1) % p.c, 0, 0), run * isz, steps);
       }
+      if (gather3 && gather_k3s2_plane(p, g, ix, elem(gx, esz, n, c, 0, 0), nt3, rows3,
+                                       {next_g, next_i, next_g.lines() > 0 ? steps : 0}))
+        continue;
       const bool gathered = gather && gather_k2s2(p, acc, g, reinterpret_cast<const int32_t *>(ix));
       if (!gathered) {
         std::memset(acc, 0, static_cast<size_t>(hw) * 4);
@@ -528,17 +541,17 @@ int64_t bwd_cl_block(const MaxPoolParams &p) {
 }
 
 int64_t bwd_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                   const Strided4 &gx, void *workspace, bool gather, BadIndex *bad) {
+                   const Strided4 &gx, void *workspace, PlaneGather mode, BadIndex *bad) {
   const bool whole = whole_planes(p, gy, idx), in_place = plane_in_place(p, gx);
   const bool nt = !p.serial;  // streaming stores only where gradInput has no aliasing
   return run_parts(
       p, p.n * p.c, workspace,
       [&](Arena &a) {
-        float *acc, *grow;
-        bwd_plane_layout(a, p, whole, in_place, &acc, &grow);
+        float *acc, *grow, *rows3;
+        bwd_plane_layout(a, p, whole, in_place, mode, &acc, &grow, &rows3);
       },
       [&](int64_t b, int64_t e, Arena a, FirstError *bt) {
-        backward_plane_range(p, gy, idx, gx, b, e, nt, gather, bt, a);
+        backward_plane_range(p, gy, idx, gx, b, e, nt, mode, bt, a);
       },
       bad);
 }
@@ -562,18 +575,28 @@ int64_t bwd_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx, 
 }  // namespace
 int64_t maxpool_backward_planes_workspace(const MaxPoolParams &p, const Strided4 &gy,
                                           const Strided4 &idx, const Strided4 &gx) {
-  return bwd_planes(p, gy, idx, gx, nullptr, false, nullptr);
+  return bwd_planes(p, gy, idx, gx, nullptr, PlaneGather::kNone, nullptr);
 }
 BadIndex maxpool_backward_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
                                  const Strided4 &gx, void *workspace) {
   BadIndex bad;
-  bwd_planes(p, gy, idx, gx, workspace, false, &bad);
+  bwd_planes(p, gy, idx, gx, workspace, PlaneGather::kNone, &bad);
   return bad;
 }
 BadIndex maxpool_backward_gather(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
                                  const Strided4 &gx, void *workspace) {
   BadIndex bad;
-  bwd_planes(p, gy, idx, gx, workspace, true, &bad);
+  bwd_planes(p, gy, idx, gx, workspace, PlaneGather::kK2S2, &bad);
+  return bad;
+}
+int64_t maxpool_backward_gather3_workspace(const MaxPoolParams &p, const Strided4 &gy,
+                                           const Strided4 &idx, const Strided4 &gx) {
+  return bwd_planes(p, gy, idx, gx, nullptr, PlaneGather::kK3S2, nullptr);
+}
+BadIndex maxpool_backward_gather3(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                                  const Strided4 &gx, void *workspace) {
+  BadIndex bad;
+  bwd_planes(p, gy, idx, gx, workspace, PlaneGather::kK3S2, &bad);
   return bad;
 }
 int64_t maxpool_backward_cl_workspace(const MaxPoolParams &p, const Strided4 &gy,
@@ -601,6 +624,16 @@ bool maxpool_cl_gather_applies(const MaxPoolParams &p) {
   const PoolAttrs &a = p.a;
   return !p.serial && !p.unit_window && p.c % 8 == 0 && max_owners(a.kh, a.sh, a.dh) <= 2 &&
          max_owners(a.kw, a.sw, a.dw) <= 2;
+}
+
+bool maxpool_gather3_applies(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                             const Strided4 &gx) {
+  const PoolAttrs &a = p.a;
+  // (Pixel numbers and window bases in int32 lanes: planes far below 2^31 pixels.)
+  return a.kh == 3 && a.kw == 3 && a.sh == 2 && a.sw == 2 && a.ph == 1 && a.pw == 1 && a.dh == 1 &&
+         a.dw == 1 && p.ho > 0 && p.wo > 0 && p.h == 2 * p.ho && p.w == 2 * p.wo &&
+         p.h * p.w <= (int64_t(1) << 30) && !p.serial && whole_planes(p, gy, idx) &&
+         gx.plane_dense();
 }
 
 bool maxpool_gather_applies(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx) {

@@ -1,4 +1,5 @@
-// The max-pool dispatch tables. Naming: the path, then "/avx2" for rows that run AVX2 code.
+// The max-pool dispatch tables. Naming: the path, then "/avx2" or "/avx512" for rows that run
+// AVX2 or AVX-512 code.
 #include "maxpool_dispatch.h"
 
 #include <cstdlib>
@@ -7,7 +8,7 @@ namespace poolgrad {
 
 namespace {
 
-enum Layout { kPlanes, kChannelsLast, kPlanesGather, kChannelsLastGather };
+enum Layout { kPlanes, kChannelsLast, kPlanesGather, kChannelsLastGather, kPlanesGather3 };
 
 const KernelRow<MaxPoolForwardKernel> kForward[] = {
     {Device::kHost,
@@ -64,6 +65,14 @@ const KernelRow<MaxPoolBackwardKernel> kBackward[] = {
      Isa::kAvx2,
      "backward-planes-gather/avx2",
      {maxpool_backward_planes_workspace, maxpool_backward_gather}},
+    // 3x3 windows at stride 2 (the ResNet stem): an AVX-512 gather of each plane.
+    {Device::kHost,
+     kAnyDtype,
+     kAnyDtype,
+     kPlanesGather3,
+     Isa::kAvx512,
+     "backward-planes-gather3/avx512",
+     {maxpool_backward_gather3_workspace, maxpool_backward_gather3}},
     {Device::kHost,
      kAnyDtype,
      kAnyDtype,
@@ -116,6 +125,9 @@ const KernelRow<MaxPoolBackwardKernel> &maxpool_backward_kernel(const MaxPoolPar
     return must(
         find_kernel(kBackward, device, p.dtype, p.index_dtype, {kChannelsLast}, best_isa()));
   }
+  if (maxpool_gather3_applies(p, gy, idx, gx))
+    return must(find_kernel(kBackward, device, p.dtype, p.index_dtype, {kPlanesGather3, kPlanes},
+                            best_isa()));
   if (maxpool_gather_applies(p, gy, idx))
     return must(find_kernel(kBackward, device, p.dtype, p.index_dtype, {kPlanesGather, kPlanes},
                             best_isa()));

@@ -94,7 +94,7 @@ bool fwd_plane_in_place(const MaxPoolParams &p, const Strided4 &x) {
 // 16-bit planes scanned as keys (forward_keys.h) where the AVX2 plan allows it.
 bool fwd_plane_keys(const MaxPoolParams &p, const Strided4 &x) {
   const PoolAttrs &a = p.a;
-  return p.isa == Isa::kAvx2 && p.h * p.w <= INT32_MAX &&
+  return has_avx2(p.isa) && p.h * p.w <= INT32_MAX &&
          keys_apply(p.dtype, x.sw, a.sw, (a.kh - 1) * a.dh * p.w + (a.kw - 1) * a.dw);
 }
 
@@ -412,7 +412,7 @@ POOLGRAD_BODY void forward_plane_range_body(const MaxPoolParams &p, const Stride
   // Rows split by vectors only (AVX2, column stride 1 or 2) are NaN-tested for free. Other planes
   // narrower than 16 columns keep the NaN-aware scan: a scalar test of their columns cost more
   // than the scan it saves (14x14 planes: 15% slower with it).
-  const bool avx2 = p.isa == Isa::kAvx2;
+  const bool avx2 = has_avx2(p.isa);
   const bool tested = (avx2 && a.sw <= 2) || p.w >= 16;
   // Dense 16-bit rows at column stride 1 or 2 are converted as they are split.
   const bool split16 = !in_place && p.dtype != ACL_FLOAT && avx2 && x.sw == 1 && a.sw <= 2;
@@ -621,7 +621,7 @@ POOLGRAD_BODY void forward_cl_range_body(const MaxPoolParams &p, const Strided4 
   // stays in L1: an output row's scratch (42 KB for the ResNet stem) written out after the row
   // was 17% of the kernel's samples (resnet-stem-nhwc, best of 6 alternating runs: 2 threads
   // 6.15 -> 5.76 ms, 1 thread 12.1 -> 11.1). 16-bit dtypes keep the row write-out (conversion).
-  const bool each = nt && p.isa == Isa::kAvx2 && p.dtype == ACL_FLOAT && C % 8 == 0;
+  const bool each = nt && has_avx2(p.isa) && p.dtype == ACL_FLOAT && C % 8 == 0;
   FwdClScratch s;
   fwd_cl_layout(scratch, p, f32, &s);
   const bool small = p.h * p.w <= INT32_MAX;

@@ -50,6 +50,12 @@ BadIndex maxpool_backward_planes(const MaxPoolParams &p, const Strided4 &gy, con
 // The write-only gather for 2x2 windows at stride 2 (same workspace as the planes path).
 BadIndex maxpool_backward_gather(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
                                  const Strided4 &gx, void *workspace);
+// The write-only gather for 3x3 windows at stride 2 (AVX-512; planes it cannot gather exactly
+// are scattered as above).
+int64_t maxpool_backward_gather3_workspace(const MaxPoolParams &p, const Strided4 &gy,
+                                           const Strided4 &idx, const Strided4 &gx);
+BadIndex maxpool_backward_gather3(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                                  const Strided4 &gx, void *workspace);
 int64_t maxpool_backward_cl_workspace(const MaxPoolParams &p, const Strided4 &gy,
                                       const Strided4 &idx, const Strided4 &gx);
 BadIndex maxpool_backward_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
@@ -65,6 +71,11 @@ BadIndex maxpool_backward_cl_gather(const MaxPoolParams &p, const Strided4 &gy, 
 // 16+ output columns with dense gradOutput and indices).
 bool maxpool_channels_last(const Strided4 &a, const Strided4 &b, const Strided4 &c);
 bool maxpool_gather_applies(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx);
+// The 3x3 gather's: 3x3 windows, stride 2, padding 1, no dilation, floor-sized planes of exactly
+// twice the output's height and width (even ones), dense gradOutput, indices and gradInput planes,
+// a gradInput that does not overlap itself.
+bool maxpool_gather3_applies(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                             const Strided4 &gx);
 // The channels-last gather's: at most two owner windows a position along each axis (2x2 and 3x3
 // windows at stride 2, 2-wide ones at stride 1), channels a multiple of 8, a gradInput that does
 // not overlap itself.

@@ -120,7 +120,7 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order
   float *acc, *g;
   bwd_layout(scratch, p, cb, &acc, &g);
   const bool flat = roi_backward_flat(p, gy, am);
-  const bool wide = p.isa == Isa::kAvx2;
+  const bool wide = has_avx2(p.isa);
   (void)wide;  // only read on x86
   // Runs of 512 bytes or more (a 14x14 grid) are prefetched into L2 (prefetcht1), shorter ones into
   // L1 (prefetcht0). Measured at 2 threads, L2 against L1: mask-14 (784-byte runs) 6% faster,

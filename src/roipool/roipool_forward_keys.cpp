@@ -13,7 +13,7 @@ using namespace roi_detail;
 #define POOLGRAD_AVX2 __attribute__((target("avx2,f16c")))
 
 bool roi_keys_apply(const RoiParams &p, const Strided4 &x, int64_t max_extent) {
-  return p.isa == Isa::kAvx2 && p.dtype == ACL_FLOAT16 && x.sw == 1 && max_extent <= 255 &&
+  return has_avx2(p.isa) && p.dtype == ACL_FLOAT16 && x.sw == 1 && max_extent <= 255 &&
          p.h * p.w < 0xFFFF;
 }
 
