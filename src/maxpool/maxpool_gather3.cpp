@@ -86,7 +86,8 @@ POOLGRAD_AVX512 inline void put_row(void *d, __m512 e, __m512 o, __mmask32 cols,
   if (kind == 1) {
     h = join8x2(_mm512_cvtps_ph(lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
                 _mm512_cvtps_ph(hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-  } else if ((_mm512_fpclass_ps_mask(lo, 0x20) | _mm512_fpclass_ps_mask(hi, 0x20)) == 0) {
+  } else if (_kortestz_mask16_u8(_mm512_fpclass_ps_mask(lo, 0x20),
+                                 _mm512_fpclass_ps_mask(hi, 0x20))) {
     // No subnormal value (the instruction flushes those to zero; otherwise it rounds as
     // row_from_f32 does, NaNs included).
     h = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo));
@@ -168,9 +169,20 @@ POOLGRAD_AVX512 bool gather_k3s2(int64_t ho, int64_t wo, const float *g, const I
     const I *irow = ix + oh * wo;
     const float *grow = g + oh * wo;
     const bool top = oh == 0;
+    // INT64 indices are narrowed once a step: window ow+1's come from this step's and the next's.
+    __m512i iv_next = load_index16(irow, step_at(0).m);
     for (int64_t ow0 = 0; ow0 < wo; ow0 += 16) {
       const Step s = step_at(ow0);
-      const __m512i iv = load_index16(irow + ow0, s.m), iv1 = load_index16(irow + ow0 + 1, s.m1);
+      __m512i iv, iv1;
+      if (sizeof(I) == 8) {
+        iv = iv_next;
+        iv_next = ow0 + 16 < wo ? load_index16(irow + ow0 + 16, step_at(ow0 + 16).m)
+                                : _mm512_setzero_si512();
+        iv1 = _mm512_alignr_epi32(iv_next, iv, 1);
+      } else {
+        iv = load_index16(irow + ow0, s.m);
+        iv1 = load_index16(irow + ow0 + 1, s.m1);
+      }
       const __m512 gv = _mm512_maskz_loadu_ps(s.m, grow + ow0),
                    gv1 = _mm512_maskz_loadu_ps(s.m1, grow + ow0 + 1);
       // The index relative to window ow's first tap, (2*oh-1)*W + 2*ow-1 (for iv1: window ow+1's).
