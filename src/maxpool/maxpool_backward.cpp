@@ -178,12 +178,7 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
     const int64_t n = pl / p.c, c = pl % p.c;
     float *const acc = direct ? reinterpret_cast<float *>(elem(gx, 4, n, c, 0, 0)) : acc_scratch;
     if (whole) {
-      const float *g = grow;
-      if (p.dtype == ACL_FLOAT)
-        g = reinterpret_cast<const float *>(elem(gy, 4, n, c, 0, 0));
-      else
-        row_to_f32(p.isa, p.dtype, elem(gy, esz, n, c, 0, 0), 1, run, grow);
-      const char *ix = elem(idx, isz, n, c, 0, 0);
+      const char *gy_plane = elem(gy, esz, n, c, 0, 0), *ix = elem(idx, isz, n, c, 0, 0);
       // The next plane's gradients and indices are fetched into L2 while this one is scattered,
       // a share per eighth of the run (runs of 1024+ outputs: splitting the 49 outputs of a 14x14
       // plane cost 10-20%), where they come from memory: in calls that read more than an L3 (the
@@ -198,9 +193,15 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
         next_i =
             SpreadPrefetch(elem(idx, isz, (pl + 1) / p.c, (pl + 1) % p.c, 0, 0), run * isz, steps);
       }
-      if (gather3 && gather_k3s2_plane(p, g, ix, elem(gx, esz, n, c, 0, 0), nt3, rows3,
+      // (The 3x3 gather reads gradOutput in its dtype; the others a float32 copy of it.)
+      if (gather3 && gather_k3s2_plane(p, gy_plane, ix, elem(gx, esz, n, c, 0, 0), nt3, rows3,
                                        {next_g, next_i, next_g.lines() > 0 ? steps : 0}))
         continue;
+      const float *g = grow;
+      if (p.dtype == ACL_FLOAT)
+        g = reinterpret_cast<const float *>(gy_plane);
+      else
+        row_to_f32(p.isa, p.dtype, gy_plane, 1, run, grow);
       const bool gathered = gather && gather_k2s2(p, acc, g, reinterpret_cast<const int32_t *>(ix));
       if (!gathered) {
         std::memset(acc, 0, static_cast<size_t>(hw) * 4);

@@ -92,7 +92,7 @@ inline int64_t run_parts(const MaxPoolParams &p, int64_t items, void *workspace,
 }
 
 // Gathers one (n, c) plane of a 3x3, stride 2, padding 1 backward with H = 2*ho and W = 2*wo
-// (maxpool_gather3.cpp): gradients g (ho*wo float32) and indices ix (ho*wo, p.index_dtype) in,
+// (maxpool_gather3.cpp): gradients gy (ho*wo, p.dtype) and indices ix (ho*wo, p.index_dtype) in,
 // the plane's h*w values in p.dtype out (a dense plane; streaming stores where nt); scratch:
 // gather3_scratch_floats(p) floats. False where an index is not one of its window's taps (out is
 // then garbage and the caller scatters the plane).
@@ -105,7 +105,7 @@ struct PlanePrefetch {
     ix.step(k);
   }
 };
-bool gather_k3s2_plane(const MaxPoolParams &p, const float *g, const void *ix, void *out, bool nt,
+bool gather_k3s2_plane(const MaxPoolParams &p, const void *gy, const void *ix, void *out, bool nt,
                        float *scratch, const PlanePrefetch &next);
 inline int64_t gather3_scratch_floats(const MaxPoolParams &p) {
   return 2 * p.wo + 4 * 2 * p.wo;

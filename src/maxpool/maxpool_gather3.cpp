@@ -52,6 +52,15 @@ POOLGRAD_AVX512 inline __m512i load_index16(const I *p, __mmask16 m) {
   return join8x2(_mm512_cvtsepi64_epi32(lo), _mm512_cvtsepi64_epi32(hi));
 }
 
+// 16 gradients (lanes under m) of the dtype (kind as put_row's) as float32.
+template <int kind>
+POOLGRAD_AVX512 inline __m512 load_grad16(const void *p, __mmask16 m) {
+  if (kind == 0) return _mm512_maskz_loadu_ps(m, p);
+  const __m256i h = _mm256_maskz_loadu_epi16(m, p);
+  if (kind == 1) return _mm512_cvtph_ps(h);
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
 // Bits of 16 floats rounded to bfloat16 (nearest even; a NaN keeps its sign and payload and is
 // made quiet), in the high half of each lane: the same values as row_from_f32's.
 POOLGRAD_AVX512 inline __m512i bf16_high16(__m512 v) {
@@ -126,7 +135,7 @@ struct Step {
 };
 
 template <class I, int kind>
-POOLGRAD_AVX512 bool gather_k3s2(int64_t ho, int64_t wo, const float *g, const I *ix, char *dst,
+POOLGRAD_AVX512 bool gather_k3s2(int64_t ho, int64_t wo, const char *gy, const I *ix, char *dst,
                                  bool nt, float *scratch, const PlanePrefetch &next) {
   constexpr int64_t esz = kind == 0 ? 4 : 2;
   const int64_t W = 2 * wo;
@@ -167,7 +176,7 @@ POOLGRAD_AVX512 bool gather_k3s2(int64_t ho, int64_t wo, const float *g, const I
   for (int64_t oh = 0; oh < ho; ++oh) {
     for (; fetched < next.steps && fetched * ho <= oh * next.steps; ++fetched) next.step(fetched);
     const I *irow = ix + oh * wo;
-    const float *grow = g + oh * wo;
+    const char *grow = gy + oh * wo * esz;
     const bool top = oh == 0;
     // INT64 indices are narrowed once a step: window ow+1's come from this step's and the next's.
     __m512i iv_next = load_index16(irow, step_at(0).m);
@@ -183,8 +192,8 @@ POOLGRAD_AVX512 bool gather_k3s2(int64_t ho, int64_t wo, const float *g, const I
         iv = load_index16(irow + ow0, s.m);
         iv1 = load_index16(irow + ow0 + 1, s.m1);
       }
-      const __m512 gv = _mm512_maskz_loadu_ps(s.m, grow + ow0),
-                   gv1 = _mm512_maskz_loadu_ps(s.m1, grow + ow0 + 1);
+      const __m512 gv = load_grad16<kind>(grow + ow0 * esz, s.m),
+                   gv1 = load_grad16<kind>(grow + (ow0 + 1) * esz, s.m1);
       // The index relative to window ow's first tap, (2*oh-1)*W + 2*ow-1 (for iv1: window ow+1's).
       const __m512i base = _mm512_add_epi32(
           _mm512_set1_epi32(static_cast<int32_t>((2 * oh - 1) * W + 2 * ow0 - 1)), lane2);
@@ -234,7 +243,7 @@ POOLGRAD_AVX512 bool gather_k3s2(int64_t ho, int64_t wo, const float *g, const I
 }
 
 template <class I>
-bool gather_k3s2_dtype(aclDataType dtype, int64_t ho, int64_t wo, const float *g, const I *ix,
+bool gather_k3s2_dtype(aclDataType dtype, int64_t ho, int64_t wo, const char *g, const I *ix,
                        char *dst, bool nt, float *scratch, const PlanePrefetch &next) {
   if (dtype == ACL_FLOAT) return gather_k3s2<I, 0>(ho, wo, g, ix, dst, nt, scratch, next);
   if (dtype == ACL_FLOAT16) return gather_k3s2<I, 1>(ho, wo, g, ix, dst, nt, scratch, next);
@@ -244,9 +253,10 @@ bool gather_k3s2_dtype(aclDataType dtype, int64_t ho, int64_t wo, const float *g
 }  // namespace
 #endif
 
-bool gather_k3s2_plane(const MaxPoolParams &p, const float *g, const void *ix, void *out, bool nt,
+bool gather_k3s2_plane(const MaxPoolParams &p, const void *gy, const void *ix, void *out, bool nt,
                        float *scratch, const PlanePrefetch &next) {
   char *const dst = static_cast<char *>(out);
+  const char *const g = static_cast<const char *>(gy);
 #if defined(__x86_64__) || defined(__i386__)
   if (p.index_dtype == ACL_INT32)
     return gather_k3s2_dtype(p.dtype, p.ho, p.wo, g, static_cast<const int32_t *>(ix), dst, nt,
