@@ -107,9 +107,7 @@ struct PlanePrefetch {
 };
 bool gather_k3s2_plane(const MaxPoolParams &p, const void *gy, const void *ix, void *out, bool nt,
                        float *scratch, const PlanePrefetch &next);
-inline int64_t gather3_scratch_floats(const MaxPoolParams &p) {
-  return 2 * p.wo + 4 * 2 * p.wo;
-}
+int64_t gather3_scratch_floats(const MaxPoolParams &p);
 
 }  // namespace maxpool_detail
 }  // namespace poolgrad

@@ -9,12 +9,14 @@
 // sums that oh-1's tap row 2 left, and row 2*oh+1 is left partial. Each pixel's sum is formed as
 // the scatter forms it: from +0.0, its owners' gradients added in (oh, ow) order where the owner's
 // index names it (masked adds: the sum starts at +0.0 and so is never -0.0, and skipping an add of
-// +0.0 leaves the same bits). Each (window, tap) pair is compared once, so the matches equal the
-// indices other than -1 exactly when every index is one of its window's taps; otherwise the
-// caller scatters the plane instead (an index outside its window, or a bad one).
+// +0.0 leaves the same bits). That equals the scatter exactly when every index other than -1 is
+// one of its window's taps inside the image (the tap test below); otherwise the caller scatters
+// the plane instead (an index outside its window, or a bad one, which the scatter reports).
 //
 // Against the scatter (zero the float accumulator, a read-modify-write per output, a rounding pass
-// over the accumulator) this writes each pixel once, already rounded to the dtype, into `out`.
+// over the accumulator) this writes each pixel once, already rounded to the dtype, into a ring of
+// 4 rows in L1, streamed out two rows at a time. ResNet stem backward at 2 threads: bfloat16 4.7
+// -> 3.2 ms, float32 5.3 -> 3.8 ms (docs/profiles.md, stop 32).
 #include <cstring>
 
 #include "maxpool_common.h"
@@ -31,6 +33,35 @@
 
 namespace poolgrad {
 namespace maxpool_detail {
+
+namespace {
+
+// The gather's scratch, from a 64-byte aligned start: row 2*oh+1's even and odd columns, partial
+// (wo floats each, each from a 64-byte boundary), then a ring of 4 input rows in the dtype,
+// written out in pairs (2q, 2q+1). Rows follow each other where a row is a multiple of 32 bytes
+// (ResNet stem: 224), so that a pair is whole lines; otherwise each starts on a line. Either way
+// no 32-byte half of a vector store crosses a page: on this AMD CPU such a split store is very
+// slow, and the ring is stored to every row (bf16 at 1 thread: 7-8 ms, but 13-22 ms with the
+// scratch 16 bytes off a 32-byte boundary and the ring across a page end; stop 32).
+struct Gather3Layout {
+  int64_t half, row, bytes;  // partial columns' stride, ring row stride, total (bytes)
+  bool contiguous;           // rows follow each other
+};
+Gather3Layout gather3_layout(int64_t wo, int64_t esz) {
+  Gather3Layout l;
+  l.half = (wo * 4 + 63) / 64 * 64;
+  const int64_t row = 2 * wo * esz;
+  l.contiguous = row % 32 == 0;
+  l.row = l.contiguous ? row : (row + 63) / 64 * 64;
+  l.bytes = 64 + 2 * l.half + 4 * l.row;  // 64: room to align the start
+  return l;
+}
+
+}  // namespace
+
+int64_t gather3_scratch_floats(const MaxPoolParams &p) {
+  return (gather3_layout(p.wo, dtype_size(p.dtype)).bytes + 3) / 4;
+}
 
 #if defined(__x86_64__) || defined(__i386__)
 namespace {
@@ -126,8 +157,7 @@ POOLGRAD_AVX512 inline void flush_rows(const char *src, char *dst, int64_t bytes
 }
 
 // A step of 16 windows along a row: the lanes that exist (m), those whose right neighbour exists
-// (m1), the input columns they cover, and the taps of the left padding column (step 0's lane 0,
-// whose tap column 0 lies left of the image) excluded from the tap test.
+// (m1: tap column 0 of window ow+1 is read in lane ow), and the input columns they cover.
 struct Step {
   __mmask16 m, m1;
   __mmask32 cols;
@@ -153,14 +183,19 @@ POOLGRAD_AVX512 bool gather_k3s2(int64_t ho, int64_t wo, const char *gy, const I
   // r - 2*W is in [0, 2] (unsigned: a negative one is past it); the top row's windows leave out
   // r itself (tap row 0 is padding), and window 0 needs [1, 2] (tap column 0 is padding).
   const __m512i first_lo = _mm512_setr_epi32(1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-  // scratch: row 2*oh+1's even and odd columns, partial (wo floats each), then a ring of 4 input
-  // rows in the dtype: rows are written out in pairs (2q, 2q+1), whole lines where 2*W*esz is a
-  // multiple of 64.
-  float *pe = scratch, *po = scratch + wo;
-  char *ring = reinterpret_cast<char *>(scratch + 2 * wo);
-  auto row_at = [&](int64_t h) { return ring + (h & 3) * W * esz; };
+  const Gather3Layout lay = gather3_layout(wo, esz);
+  char *const base =
+      reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(scratch) + 63) & ~uintptr_t(63));
+  float *pe = reinterpret_cast<float *>(base), *po = reinterpret_cast<float *>(base + lay.half);
+  char *ring = base + 2 * lay.half;
+  auto row_at = [&](int64_t h) { return ring + (h & 3) * lay.row; };
   auto flush = [&](int64_t h) {  // rows h (even) and h+1 are final
-    flush_rows(row_at(h), dst + h * W * esz, 2 * W * esz, nt);
+    if (lay.contiguous) {
+      flush_rows(row_at(h), dst + h * W * esz, 2 * W * esz, nt);
+    } else {
+      std::memcpy(dst + h * W * esz, row_at(h), static_cast<size_t>(W * esz));
+      std::memcpy(dst + (h + 1) * W * esz, row_at(h + 1), static_cast<size_t>(W * esz));
+    }
   };
   auto step_at = [&](int64_t ow0) {
     const int64_t left = wo - ow0;
