@@ -573,6 +573,14 @@ int64_t bwd_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx, 
       bad);
 }
 
+// One bad-index report of a plane path run (the table's rows differ in the gather they take).
+BadIndex run_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                    const Strided4 &gx, void *workspace, PlaneGather mode) {
+  BadIndex bad;
+  bwd_planes(p, gy, idx, gx, workspace, mode, &bad);
+  return bad;
+}
+
 }  // namespace
 int64_t maxpool_backward_planes_workspace(const MaxPoolParams &p, const Strided4 &gy,
                                           const Strided4 &idx, const Strided4 &gx) {
@@ -580,15 +588,11 @@ int64_t maxpool_backward_planes_workspace(const MaxPoolParams &p, const Strided4
 }
 BadIndex maxpool_backward_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
                                  const Strided4 &gx, void *workspace) {
-  BadIndex bad;
-  bwd_planes(p, gy, idx, gx, workspace, PlaneGather::kNone, &bad);
-  return bad;
+  return run_planes(p, gy, idx, gx, workspace, PlaneGather::kNone);
 }
 BadIndex maxpool_backward_gather(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
                                  const Strided4 &gx, void *workspace) {
-  BadIndex bad;
-  bwd_planes(p, gy, idx, gx, workspace, PlaneGather::kK2S2, &bad);
-  return bad;
+  return run_planes(p, gy, idx, gx, workspace, PlaneGather::kK2S2);
 }
 int64_t maxpool_backward_gather3_workspace(const MaxPoolParams &p, const Strided4 &gy,
                                            const Strided4 &idx, const Strided4 &gx) {
@@ -596,9 +600,7 @@ int64_t maxpool_backward_gather3_workspace(const MaxPoolParams &p, const Strided
 }
 BadIndex maxpool_backward_gather3(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
                                   const Strided4 &gx, void *workspace) {
-  BadIndex bad;
-  bwd_planes(p, gy, idx, gx, workspace, PlaneGather::kK3S2, &bad);
-  return bad;
+  return run_planes(p, gy, idx, gx, workspace, PlaneGather::kK3S2);
 }
 int64_t maxpool_backward_cl_workspace(const MaxPoolParams &p, const Strided4 &gy,
                                       const Strided4 &idx, const Strided4 &gx) {
