@@ -1,5 +1,5 @@
 // Row conversion between the storage dtypes and float32: vectorised (AVX2 + F16C) when the plan's
-// ISA is kAvx2, scalar otherwise.
+// ISA has AVX2 (has_avx2: kAvx2 or above), scalar otherwise.
 #pragma once
 
 #include <cstdint>

@@ -13,7 +13,7 @@ namespace poolgrad {
 
 // Whether a call's planes may be scanned as keys: dense 16-bit rows, column stride 1 or 2, and
 // every tap's index relative to its window's first (at most (kH-1)*dH*W + (kW-1)*dW) in 16 bits;
-// and an x86 build (the functions below run AVX2: the caller's plan must be kAvx2).
+// and an x86 build (the functions below run AVX2: the caller's plan must have AVX2).
 bool keys_apply(aclDataType dtype, int64_t col_stride, int64_t sw, int64_t rel_max);
 
 // Splits an H x W plane of 16-bit values (rows `row_stride` elements apart, columns dense) by

@@ -51,7 +51,7 @@ RoiDataError roi_forward_channel_major(const RoiParams &p, const Strided4 &x, co
 bool roi_forward_blocks_apply(const RoiParams &p);
 
 // Backward: overwrites grad_in with the scatter-sum; returns the first bad argmax. Flat runs of
-// bins (gradOutput and argmax grids contiguous) take the eight-bin AVX2 runs when p.isa is kAvx2,
+// bins (gradOutput and argmax grids contiguous) take the eight-bin AVX2 runs when p.isa has AVX2,
 // the four-channel loop otherwise; other views the strided loop.
 int64_t roi_backward_workspace(const RoiParams &p, const Strided4 &grad_out,
                                const Strided4 &argmax);
