@@ -123,11 +123,11 @@ Phase1 phase1_result(aclnnStatus st, uint64_t ws, aclOpExecutor *ex, Phase2 phas
 // Runs phase 2 once on a workspace of the size phase 1 asked for.
 Result finish(const Phase1 &p1) {
   if (p1.st != ACLNN_SUCCESS) return {p1.st, p1.msg};
-  std::vector<char> workspace(p1.ws);
+  poolgrad_py::Workspace workspace(p1.ws);
   aclnnStatus st;
   {
     nb::gil_scoped_release release;
-    st = p1.phase2(p1.ws ? workspace.data() : nullptr, p1.ws, p1.ex, nullptr);
+    st = p1.phase2(workspace.data(), p1.ws, p1.ex, nullptr);
   }
   return {st, st == ACLNN_SUCCESS ? std::string() : take_msg()};
 }
@@ -151,7 +151,7 @@ class Prepared {
     aclnnStatus st;
     {
       nb::gil_scoped_release release;
-      st = p1_.phase2(p1_.ws ? workspace_.data() : nullptr, p1_.ws, p1_.ex, nullptr);
+      st = p1_.phase2(workspace_.data(), p1_.ws, p1_.ex, nullptr);
     }
     return {st, st == ACLNN_SUCCESS ? std::string() : take_msg()};
   }
@@ -164,7 +164,7 @@ class Prepared {
  private:
   Phase1 p1_;
   std::vector<Array> keep_;
-  std::vector<char> workspace_;
+  poolgrad_py::Workspace workspace_;
 };
 
 #define POOLGRAD_TENSORS_OK(...)          \

@@ -113,8 +113,8 @@ int try_run(Phase1 &&phase1, Phase2 phase2) {
   aclOpExecutor *ex = nullptr;
   const aclnnStatus st = phase1(&ws, &ex);
   if (st != ACLNN_SUCCESS) return st;
-  std::unique_ptr<char[]> workspace(ws ? new char[ws] : nullptr);
-  return phase2(workspace.get(), ws, ex, nullptr);
+  poolgrad_py::Workspace workspace(ws);
+  return phase2(workspace.data(), ws, ex, nullptr);
 }
 
 template <class Phase1>
