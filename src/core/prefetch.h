@@ -44,7 +44,6 @@ class SpreadPrefetch {
       : base_(base),
         lines_((bytes + 63) / 64),
         per_step_(steps > 0 ? (lines_ + steps - 1) / steps : 0) {}
-  int64_t lines() const { return lines_; }
   void step(int64_t k) const {
     for (int64_t l = k * per_step_; l < std::min(lines_, (k + 1) * per_step_); ++l)
       __builtin_prefetch(base_ + l * 64, 0, 2);

@@ -195,7 +195,7 @@ void backward_plane_range(const MaxPoolParams &p, const Strided4 &gy, const Stri
       }
       // (The 3x3 gather reads gradOutput in its dtype; the others a float32 copy of it.)
       if (gather3 && gather_k3s2_plane(p, gy_plane, ix, elem(gx, esz, n, c, 0, 0), nt3, rows3,
-                                       {next_g, next_i, next_g.lines() > 0 ? steps : 0}))
+                                       {next_g, next_i, steps}))
         continue;
       const float *g = grow;
       if (p.dtype == ACL_FLOAT)

@@ -96,7 +96,8 @@ inline int64_t run_parts(const MaxPoolParams &p, int64_t items, void *workspace,
 // the plane's h*w values in p.dtype out (a dense plane; streaming stores where nt); scratch:
 // gather3_scratch_floats(p) floats. False where an index is not one of its window's taps (out is
 // then garbage and the caller scatters the plane).
-// next: the next plane's inputs, fetched in `steps` shares spread over the rows (none: steps 0).
+// next: the next plane's inputs, fetched in `steps` shares spread over the rows (an empty
+// SpreadPrefetch fetches nothing).
 struct PlanePrefetch {
   SpreadPrefetch g, ix;
   int64_t steps = 0;
