@@ -1,6 +1,8 @@
 // Reliability: overflow and size safety, concurrency, repeated-run determinism, executor misuse,
 // and regression tests for what the fuzzers found.
+#include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -129,6 +131,45 @@ TEST(Overflow, ScratchBeyondMemoryIsRefusedInPhase1) {
       aclnnRoiPoolingWithArgMaxGetWorkspaceSize(rx, rr, 1, 1, 1.0f, 1.0f, ry, ra, &ws, &ex),
       ACLNN_ERR_INNER, "aclnnRoiPoolingWithArgMax", "bytes of workspace");
   for (aclTensor *t : {x, out, idx, gy, gx, ry, ra, rr, rx}) aclDestroyTensor(t);
+}
+
+// ---- the workspace's placement
+// -------------------------------------------------------------------
+// Phase 1 asks for 63 bytes more than the kernel carves, and phase 2 starts the kernel's scratch
+// at the first cache line of the caller's buffer, wherever the allocator put it (a 16-byte-aligned
+// malloc block split vector stores across pages; docs/profiles.md, Stop 32). The RoI forward
+// copies rois into the start of its scratch first, so where that copy lands shows the start.
+TEST(Workspace, ScratchStartsOnTheFirstCacheLineOfTheBuffer) {
+  HostTensor x({1, 2, 6, 6}, ACL_FLOAT, ACL_FORMAT_ND), rois({2, 5}, ACL_FLOAT, ACL_FORMAT_ND),
+      y({2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND), am({2, 2, 2, 2}, ACL_INT32, ACL_FORMAT_ND);
+  for (int64_t i = 0; i < x.numel(); ++i) x.set(i, static_cast<float>((i * 7) % 11));
+  const float boxes[10] = {0, 0, 0, 5, 5, 0, 1.5f, 2, 4, 5.5f};
+  for (int64_t i = 0; i < 10; ++i) rois.set(i, boxes[i]);
+  std::vector<float> first;
+  std::vector<unsigned char> buf(65536 + 64);
+  char *const line =
+      reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(buf.data()) + 63) & ~uintptr_t(63));
+  for (int64_t off : {0, 1, 8, 16, 48, 63}) {
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), 2, 2, 1.0f, 1.0f, y.t(),
+                                                        am.t(), &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    ASSERT_GE(ws, 63u + sizeof(boxes));
+    ASSERT_LE(ws + 64, 65536u);
+    char *const w = line + off;
+    std::fill(buf.begin(), buf.end(), 0xA5);
+    ASSERT_EQ(aclnnRoiPoolingWithArgMax(w, ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    char *const start = off ? line + 64 : line;
+    for (char *c = w; c < start; ++c)
+      EXPECT_EQ(static_cast<unsigned char>(*c), 0xA5) << "offset " << off << ", byte " << c - w;
+    EXPECT_EQ(std::memcmp(start, boxes, sizeof(boxes)), 0) << "offset " << off;
+    for (char *c = w + ws; c < reinterpret_cast<char *>(buf.data()) + buf.size(); ++c)
+      ASSERT_EQ(static_cast<unsigned char>(*c), 0xA5) << "past the workspace, offset " << off;
+    if (first.empty()) first = y.values();
+    EXPECT_EQ(y.values(), first) << "offset " << off;
+  }
 }
 
 // ---- regressions from fuzzing

@@ -15,19 +15,14 @@
 
 namespace poolgrad_py {
 
-// A workspace for phase 2 that starts on a cache line, as aclrtMalloc's do. (From a vector's
-// 16-byte-aligned data, a kernel's scratch can sit so that its vector stores split across pages:
-// the 3x3 backward gather ran 2.5x slower in about one setup in 12; docs/profiles.md, stop 32.)
-// Left uninitialised, as aclrtMalloc's are: no kernel reads scratch it has not written.
+// A workspace for phase 2, left uninitialised as aclrtMalloc's are: no kernel reads scratch it
+// has not written (a zero-filled vector cost a memset of the whole workspace a call). Its
+// alignment does not matter: phase 2 rounds the start up to a cache line itself.
 class Workspace {
  public:
   explicit Workspace(uint64_t bytes = 0) { resize(bytes); }
-  void resize(uint64_t bytes) { buf_.reset(bytes ? new char[bytes + 63] : nullptr); }
-  void *data() {
-    if (!buf_) return nullptr;
-    const uintptr_t a = reinterpret_cast<uintptr_t>(buf_.get());
-    return reinterpret_cast<void *>((a + 63) & ~uintptr_t(63));
-  }
+  void resize(uint64_t bytes) { buf_.reset(bytes ? new char[bytes] : nullptr); }
+  void *data() { return buf_.get(); }
 
  private:
   std::unique_ptr<char[]> buf_;

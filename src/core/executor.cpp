@@ -54,6 +54,24 @@ int64_t host_memory_limit() {
   return limit;
 }
 
+// Phase 2 hands the plan its workspace rounded up to a cache line, so that scratch carved at
+// 64-byte offsets lies on cache lines whatever the caller's allocator gave (glibc's malloc gives
+// large blocks 16 bytes past a page). On AMD Zen 4 a vector store split across a page runs many
+// times slower, and kernels that store to the same small scratch again and again (rows of a
+// ring, accumulators) slowed 2.5x when it started 16 bytes off (docs/profiles.md, Stop 32). Phase 1
+// asks for the slack on top of the kernel's bytes.
+constexpr int64_t kWorkspaceAlign = 64;
+
+// (Called after make_executor has refused sizes beyond the host, so the sum cannot overflow.)
+int64_t asked_bytes(const Plan &plan) {
+  return plan.workspace > 0 ? plan.workspace + kWorkspaceAlign - 1 : plan.workspace;
+}
+
+void *aligned_start(void *workspace) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(workspace);
+  return reinterpret_cast<void *>((a + kWorkspaceAlign - 1) & ~uintptr_t(kWorkspaceAlign - 1));
+}
+
 const char *const kNotLive =
     "%s: executor %p is not a live executor (a single-use executor already ran, or it was "
     "destroyed)";
@@ -83,7 +101,7 @@ aclnnStatus make_executor(const char *api, Plan plan, uint64_t *workspace_size,
   } catch (const std::bad_alloc &) {
     return fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, "%s: cannot create executor (out of memory)", api);
   }
-  *workspace_size = static_cast<uint64_t>(e->plan.workspace);
+  *workspace_size = static_cast<uint64_t>(asked_bytes(e->plan));
   return ACLNN_SUCCESS;
 }
 
@@ -111,10 +129,11 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
   if (std::strcmp(e->api, api) != 0)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: executor was made by %sGetWorkspaceSize", api,
                 e->api);
-  if (workspace_size < static_cast<uint64_t>(plan.workspace))
+  if (workspace_size < static_cast<uint64_t>(asked_bytes(plan)))
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "%s: workspaceSize must be >= %" PRId64 " (asked for by phase 1), but got %" PRIu64,
-                api, plan.workspace, workspace_size);
+                api, asked_bytes(plan), workspace_size);
+  void *const scratch = plan.workspace > 0 ? aligned_start(workspace) : workspace;
   if (!plan.run) {
     if (trace_info())
       std::fprintf(stderr, "poolgrad: %s %s kernel=none (empty) time=0.000ms status=0\n", api,
@@ -126,13 +145,13 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
   try {
     if (trace_info()) {
       const auto t0 = std::chrono::steady_clock::now();
-      st = plan.run(workspace);
+      st = plan.run(scratch);
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       std::fprintf(stderr, "poolgrad: %s %s kernel=%s threads=%d time=%.3fms status=%d\n", api,
                    plan.trace.c_str(), plan.kernel.c_str(), plan.threads, ms, static_cast<int>(st));
     } else {
-      st = plan.run(workspace);
+      st = plan.run(scratch);
     }
   } catch (const std::exception &ex) {
     st = fail(ACLNN_ERR_INNER, "%s: internal error: %s", api, ex.what());

@@ -36,13 +36,14 @@ namespace maxpool_detail {
 
 namespace {
 
-// The gather's scratch, from a 64-byte aligned start: row 2*oh+1's even and odd columns, partial
-// (wo floats each, each from a 64-byte boundary), then a ring of 4 input rows in the dtype,
-// written out in pairs (2q, 2q+1). Rows follow each other where a row is a multiple of 32 bytes
-// (ResNet stem: 224), so that a pair is whole lines; otherwise each starts on a line. Either way
-// no 32-byte half of a vector store crosses a page: on this AMD CPU such a split store is very
-// slow, and the ring is stored to every row (bf16 at 1 thread: 7-8 ms, but 13-22 ms with the
-// scratch 16 bytes off a 32-byte boundary and the ring across a page end; stop 32).
+// The gather's scratch, on a cache line (the arena's, as phase 2 aligns the workspace): row
+// 2*oh+1's even and odd columns, partial (wo floats each, each from a 64-byte boundary), then a
+// ring of 4 input rows in the dtype, written out in pairs (2q, 2q+1). Rows follow each other where
+// a row is a multiple of 32 bytes (ResNet stem: 224), so that a pair is whole lines; otherwise each
+// starts on a line. Either way no 32-byte half of a vector store crosses a page: on this AMD CPU
+// such a split store is very slow, and the ring is stored to every row (bf16 at 1 thread: 7-8 ms,
+// but 13-22 ms with the scratch 16 bytes off a 32-byte boundary and the ring across a page end;
+// stop 32).
 struct Gather3Layout {
   int64_t half, row, bytes;  // partial columns' stride, ring row stride, total (bytes)
   bool contiguous;           // rows follow each other
@@ -53,7 +54,7 @@ Gather3Layout gather3_layout(int64_t wo, int64_t esz) {
   const int64_t row = 2 * wo * esz;
   l.contiguous = row % 32 == 0;
   l.row = l.contiguous ? row : (row + 63) / 64 * 64;
-  l.bytes = 64 + 2 * l.half + 4 * l.row;  // 64: room to align the start
+  l.bytes = 2 * l.half + 4 * l.row;
   return l;
 }
 
@@ -184,8 +185,7 @@ POOLGRAD_AVX512 bool gather_k3s2(int64_t ho, int64_t wo, const char *gy, const I
   // r itself (tap row 0 is padding), and window 0 needs [1, 2] (tap column 0 is padding).
   const __m512i first_lo = _mm512_setr_epi32(1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   const Gather3Layout lay = gather3_layout(wo, esz);
-  char *const base =
-      reinterpret_cast<char *>((reinterpret_cast<uintptr_t>(scratch) + 63) & ~uintptr_t(63));
+  char *const base = reinterpret_cast<char *>(scratch);
   float *pe = reinterpret_cast<float *>(base), *po = reinterpret_cast<float *>(base + lay.half);
   char *ring = base + 2 * lay.half;
   auto row_at = [&](int64_t h) { return ring + (h & 3) * lay.row; };
