@@ -110,12 +110,16 @@ struct Phase1 {
   Phase2 phase2 = nullptr;
 };
 
-Phase1 phase1_result(aclnnStatus st, uint64_t ws, aclOpExecutor *ex, Phase2 phase2) {
+// Phase 1 with the GIL released: call(ws, ex) is the operator's GetWorkspaceSize, phase2 its second
+// phase (run by finish or a Prepared).
+template <class Call>
+Phase1 phase1(Call call, Phase2 phase2) {
   Phase1 r;
-  r.st = st;
-  if (st != ACLNN_SUCCESS) r.msg = take_msg();
-  r.ws = ws;
-  r.ex = ex;
+  {
+    nb::gil_scoped_release release;
+    r.st = call(&r.ws, &r.ex);
+  }
+  if (r.st != ACLNN_SUCCESS) r.msg = take_msg();
   r.phase2 = phase2;
   return r;
 }
@@ -185,15 +189,12 @@ Phase1 max_pool2d_fwd_p1(const Array &x, const Array &out, const Array &idx, std
       ti(idx, ACL_FORMAT_NCHW, "indices");
   POOLGRAD_TENSORS_OK(&tx, &to, &ti);
   Ints kk(k), ss(s), pp(p), dd(d);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  aclnnStatus st;
-  {
-    nb::gil_scoped_release release;
-    st = aclnnMaxPool2dWithIndicesGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t, ti.t,
-                                                   &ws, &ex);
-  }
-  return phase1_result(st, ws, ex, aclnnMaxPool2dWithIndices);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnMaxPool2dWithIndicesGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t,
+                                                         ti.t, ws, ex);
+      },
+      aclnnMaxPool2dWithIndices);
 }
 
 Phase1 max_pool2d_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx,
@@ -203,15 +204,12 @@ Phase1 max_pool2d_bwd_p1(const Array &gy, const Array &x, const Array &idx, cons
       ti(idx, ACL_FORMAT_NCHW, "indices"), tgx(gx, ACL_FORMAT_NCHW, "grad_input");
   POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &tgx);
   Ints kk(k), ss(s), pp(p), dd(d);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  aclnnStatus st;
-  {
-    nb::gil_scoped_release release;
-    st = aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, kk.a, ss.a, pp.a, dd.a,
-                                                           ceil, tgx.t, &ws, &ex);
-  }
-  return phase1_result(st, ws, ex, aclnnMaxPool2dWithIndicesBackward);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, kk.a, ss.a, pp.a,
+                                                                 dd.a, ceil, tgx.t, ws, ex);
+      },
+      aclnnMaxPool2dWithIndicesBackward);
 }
 
 Phase1 mask_fwd_p1(const Array &x, const Array &out, const Array &mask, std::vector<int64_t> k,
@@ -221,15 +219,12 @@ Phase1 mask_fwd_p1(const Array &x, const Array &out, const Array &mask, std::vec
       tm(mask, ACL_FORMAT_NCHW, "mask");
   POOLGRAD_TENSORS_OK(&tx, &to, &tm);
   Ints kk(k), ss(s), pp(p), dd(d);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  aclnnStatus st;
-  {
-    nb::gil_scoped_release release;
-    st = aclnnMaxPool2dWithMaskGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t, tm.t, &ws,
-                                                &ex);
-  }
-  return phase1_result(st, ws, ex, aclnnMaxPool2dWithMask);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnMaxPool2dWithMaskGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t,
+                                                      tm.t, ws, ex);
+      },
+      aclnnMaxPool2dWithMask);
 }
 
 Phase1 mask_bwd_p1(const Array &gy, const Array &x, const Array &mask, const Array &gx,
@@ -239,15 +234,12 @@ Phase1 mask_bwd_p1(const Array &gy, const Array &x, const Array &mask, const Arr
       tm(mask, ACL_FORMAT_NCHW, "mask"), tgx(gx, ACL_FORMAT_NCHW, "grad_input");
   POOLGRAD_TENSORS_OK(&tg, &tx, &tm, &tgx);
   Ints kk(k), ss(s), pp(p), dd(d);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  aclnnStatus st;
-  {
-    nb::gil_scoped_release release;
-    st = aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(tg.t, tx.t, tm.t, kk.a, ss.a, pp.a, dd.a,
-                                                        ceil, tgx.t, &ws, &ex);
-  }
-  return phase1_result(st, ws, ex, aclnnMaxPool2dWithMaskBackward);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(tg.t, tx.t, tm.t, kk.a, ss.a, pp.a,
+                                                              dd.a, ceil, tgx.t, ws, ex);
+      },
+      aclnnMaxPool2dWithMaskBackward);
 }
 
 Phase1 adaptive_fwd_p1(const Array &x, const Array &out, const Array &idx,
@@ -256,14 +248,11 @@ Phase1 adaptive_fwd_p1(const Array &x, const Array &out, const Array &idx,
   Tensor tx(x, fmt, "x"), to(out, fmt, "out"), ti(idx, fmt, "indices");
   POOLGRAD_TENSORS_OK(&tx, &to, &ti);
   Ints os(size);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  aclnnStatus st;
-  {
-    nb::gil_scoped_release release;
-    st = aclnnAdaptiveMaxPool2dGetWorkspaceSize(tx.t, os.a, to.t, ti.t, &ws, &ex);
-  }
-  return phase1_result(st, ws, ex, aclnnAdaptiveMaxPool2d);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnAdaptiveMaxPool2dGetWorkspaceSize(tx.t, os.a, to.t, ti.t, ws, ex);
+      },
+      aclnnAdaptiveMaxPool2d);
 }
 
 Phase1 adaptive_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx) {
@@ -271,14 +260,11 @@ Phase1 adaptive_bwd_p1(const Array &gy, const Array &x, const Array &idx, const 
   Tensor tg(gy, fmt, "grad_output"), tx(x, fmt, "x"), ti(idx, fmt, "indices"),
       tgx(gx, fmt, "grad_input");
   POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &tgx);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  aclnnStatus st;
-  {
-    nb::gil_scoped_release release;
-    st = aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, tgx.t, &ws, &ex);
-  }
-  return phase1_result(st, ws, ex, aclnnAdaptiveMaxPool2dBackward);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, tgx.t, ws, ex);
+      },
+      aclnnAdaptiveMaxPool2dBackward);
 }
 
 Phase1 max_pool3d_fwd_p1(const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
@@ -288,15 +274,12 @@ Phase1 max_pool3d_fwd_p1(const Array &x, const Array &out, const Array &idx, std
   Tensor tx(x, fmt, "x"), to(out, fmt, "out"), ti(idx, fmt, "indices");
   POOLGRAD_TENSORS_OK(&tx, &to, &ti);
   Ints kk(k), ss(s), pp(p), dd(d);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  aclnnStatus st;
-  {
-    nb::gil_scoped_release release;
-    st = aclnnMaxPool3dWithArgmaxGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t, ti.t,
-                                                  &ws, &ex);
-  }
-  return phase1_result(st, ws, ex, aclnnMaxPool3dWithArgmax);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnMaxPool3dWithArgmaxGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t,
+                                                        ti.t, ws, ex);
+      },
+      aclnnMaxPool3dWithArgmax);
 }
 
 Phase1 max_pool3d_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx,
@@ -307,15 +290,12 @@ Phase1 max_pool3d_bwd_p1(const Array &gy, const Array &x, const Array &idx, cons
       tgx(gx, fmt, "grad_input");
   POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &tgx);
   Ints kk(k), ss(s), pp(p), dd(d);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  aclnnStatus st;
-  {
-    nb::gil_scoped_release release;
-    st = aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, kk.a, ss.a, pp.a, dd.a,
-                                                          ceil, tgx.t, &ws, &ex);
-  }
-  return phase1_result(st, ws, ex, aclnnMaxPool3dWithArgmaxBackward);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, kk.a, ss.a, pp.a,
+                                                                dd.a, ceil, tgx.t, ws, ex);
+      },
+      aclnnMaxPool3dWithArgmaxBackward);
 }
 
 Phase1 adaptive3d_fwd_p1(const Array &x, const Array &out, const Array &idx,
@@ -324,14 +304,11 @@ Phase1 adaptive3d_fwd_p1(const Array &x, const Array &out, const Array &idx,
   Tensor tx(x, fmt, "x"), to(out, fmt, "out"), ti(idx, fmt, "indices");
   POOLGRAD_TENSORS_OK(&tx, &to, &ti);
   Ints os(size);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  aclnnStatus st;
-  {
-    nb::gil_scoped_release release;
-    st = aclnnAdaptiveMaxPool3dGetWorkspaceSize(tx.t, os.a, to.t, ti.t, &ws, &ex);
-  }
-  return phase1_result(st, ws, ex, aclnnAdaptiveMaxPool3d);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnAdaptiveMaxPool3dGetWorkspaceSize(tx.t, os.a, to.t, ti.t, ws, ex);
+      },
+      aclnnAdaptiveMaxPool3d);
 }
 
 Phase1 adaptive3d_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx) {
@@ -339,14 +316,11 @@ Phase1 adaptive3d_bwd_p1(const Array &gy, const Array &x, const Array &idx, cons
   Tensor tg(gy, fmt, "grad_output"), tx(x, fmt, "x"), ti(idx, fmt, "indices"),
       tgx(gx, fmt, "grad_input");
   POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &tgx);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  aclnnStatus st;
-  {
-    nb::gil_scoped_release release;
-    st = aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, tgx.t, &ws, &ex);
-  }
-  return phase1_result(st, ws, ex, aclnnAdaptiveMaxPool3dBackward);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, tgx.t, ws, ex);
+      },
+      aclnnAdaptiveMaxPool3dBackward);
 }
 
 Phase1 roi_fwd_p1(const Array &x, const Array &rois, const Array &y, const Array &argmax,
@@ -354,15 +328,12 @@ Phase1 roi_fwd_p1(const Array &x, const Array &rois, const Array &y, const Array
   Tensor tx(x, ACL_FORMAT_ND, "x"), tr(rois, ACL_FORMAT_ND, "rois"), ty(y, ACL_FORMAT_ND, "y"),
       ta(argmax, ACL_FORMAT_ND, "argmax");
   POOLGRAD_TENSORS_OK(&tx, &tr, &ty, &ta);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  aclnnStatus st;
-  {
-    nb::gil_scoped_release release;
-    st =
-        aclnnRoiPoolingWithArgMaxGetWorkspaceSize(tx.t, tr.t, ph, pw, sh, sw, ty.t, ta.t, &ws, &ex);
-  }
-  return phase1_result(st, ws, ex, aclnnRoiPoolingWithArgMax);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnRoiPoolingWithArgMaxGetWorkspaceSize(tx.t, tr.t, ph, pw, sh, sw, ty.t, ta.t, ws,
+                                                         ex);
+      },
+      aclnnRoiPoolingWithArgMax);
 }
 
 Phase1 roi_bwd_p1(const Array &gy, const Array &gx, const Array &rois, const Array &argmax,
@@ -370,15 +341,12 @@ Phase1 roi_bwd_p1(const Array &gy, const Array &gx, const Array &rois, const Arr
   Tensor tg(gy, ACL_FORMAT_ND, "grad_output"), tgx(gx, ACL_FORMAT_ND, "grad_input"),
       tr(rois, ACL_FORMAT_ND, "rois"), ta(argmax, ACL_FORMAT_ND, "argmax");
   POOLGRAD_TENSORS_OK(&tg, &tgx, &tr, &ta);
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  aclnnStatus st;
-  {
-    nb::gil_scoped_release release;
-    st = aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(tg.t, tgx.t, tr.t, ta.t, ph, pw, scale, &ws,
-                                                       &ex);
-  }
-  return phase1_result(st, ws, ex, aclnnRoiPoolingGradWithArgMax);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(tg.t, tgx.t, tr.t, ta.t, ph, pw, scale,
+                                                             ws, ex);
+      },
+      aclnnRoiPoolingGradWithArgMax);
 }
 
 }  // namespace
