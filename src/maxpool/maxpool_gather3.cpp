@@ -19,7 +19,6 @@
 // -> 3.2 ms, float32 5.3 -> 3.8 ms (docs/profiles.md, stop 32).
 #include <cstring>
 
-#include "../core/simd.h"
 #include "maxpool_common.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -147,13 +146,15 @@ POOLGRAD_AVX512 inline void put_row(void *d, __m512 e, __m512 o, __mmask32 cols,
     _mm512_mask_storeu_epi16(d, cols, h);
 }
 
-// n values of `esz` bytes from src to dst (a pair of rows), streamed where nt: the library's row
-// copies (simd.h).
-inline void flush_rows(int64_t esz, const char *src, char *dst, int64_t n, bool nt) {
-  if (esz == 4)
-    row_from_f32(Isa::kAvx512, ACL_FLOAT, reinterpret_cast<const float *>(src), dst, 1, n, nt);
-  else
-    row_copy16(Isa::kAvx512, reinterpret_cast<const uint16_t *>(src), dst, 1, n, nt);
+// Rows h and h+1 (2*W values of `esz` bytes at src) to dst: 64-byte streaming stores where
+// nontemporal and both ends are line-aligned, else plain copies.
+POOLGRAD_AVX512 inline void flush_rows(const char *src, char *dst, int64_t bytes, bool nt) {
+  if (nt && (reinterpret_cast<uintptr_t>(dst) & 63) == 0 && bytes % 64 == 0) {
+    for (int64_t b = 0; b < bytes; b += 64)
+      _mm512_stream_si512(reinterpret_cast<__m512i *>(dst + b), _mm512_loadu_si512(src + b));
+  } else {
+    std::memcpy(dst, src, static_cast<size_t>(bytes));
+  }
 }
 
 // A step of 16 windows along a row: the lanes that exist (m), those whose right neighbour exists
@@ -190,7 +191,7 @@ POOLGRAD_AVX512 bool gather_k3s2(int64_t ho, int64_t wo, const char *gy, const I
   auto row_at = [&](int64_t h) { return ring + (h & 3) * lay.row; };
   auto flush = [&](int64_t h) {  // rows h (even) and h+1 are final
     if (lay.contiguous) {
-      flush_rows(esz, row_at(h), dst + h * W * esz, 2 * W, nt);
+      flush_rows(row_at(h), dst + h * W * esz, 2 * W * esz, nt);
     } else {
       std::memcpy(dst + h * W * esz, row_at(h), static_cast<size_t>(W * esz));
       std::memcpy(dst + (h + 1) * W * esz, row_at(h + 1), static_cast<size_t>(W * esz));
