@@ -147,7 +147,9 @@ POOLGRAD_AVX512 inline void put_row(void *d, __m512 e, __m512 o, __mmask32 cols,
 }
 
 // Rows h and h+1 (2*W values of `esz` bytes at src) to dst: 64-byte streaming stores where
-// nontemporal and both ends are line-aligned, else plain copies.
+// nontemporal and both ends are line-aligned, else plain copies. (simd.h's row copies stream in
+// 32-byte halves; through them the ResNet-stem backwards ran 2-7% slower, medians of 10 runs;
+// docs/profiles.md, stop 33.)
 POOLGRAD_AVX512 inline void flush_rows(const char *src, char *dst, int64_t bytes, bool nt) {
   if (nt && (reinterpret_cast<uintptr_t>(dst) & 63) == 0 && bytes % 64 == 0) {
     for (int64_t b = 0; b < bytes; b += 64)
