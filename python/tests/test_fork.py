@@ -30,3 +30,58 @@ def test_fork_after_large_threaded_call():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "fork OK" in r.stdout
+
+
+def test_fork_while_another_thread_calls():
+    # A thread loops calls (phase 1 + 2 take the executor registry's lock) while the main thread
+    # forks: os.fork 200 times, then a multiprocessing fork pool. Each child makes the same call
+    # under alarm(5); a child stuck on a lock inherited from the calling thread dies of SIGALRM.
+    # Before every process-wide lock was taken around fork (src/core/fork.cpp), 1 child in 400
+    # hung.
+    code = textwrap.dedent("""
+        import multiprocessing as mp, os, signal, threading
+        import numpy as np
+        import poolgrad
+
+        x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+
+        def call(_=None):
+            out, idx = poolgrad.max_pool2d_with_indices(x, 2)
+            return float(out.sum())
+
+        def child(_):
+            signal.alarm(5)
+            return call()
+
+        if __name__ == "__main__":
+            stop = threading.Event()
+            def loop():
+                while not stop.is_set():
+                    call()
+            workers = [threading.Thread(target=loop) for _ in range(2)]
+            for w in workers:
+                w.start()
+            hung = failed = 0
+            for _ in range(200):
+                pid = os.fork()
+                if pid == 0:
+                    signal.alarm(5)
+                    os._exit(0 if call() == 45.0 else 1)
+                _, status = os.waitpid(pid, 0)
+                if os.WIFSIGNALED(status):
+                    hung += 1
+                elif os.WEXITSTATUS(status) != 0:
+                    failed += 1
+            with mp.get_context("fork").Pool(2) as pool:
+                results = pool.map(child, range(20))
+            stop.set()
+            for w in workers:
+                w.join()
+            assert hung == 0 and failed == 0, (hung, failed)
+            assert results == [45.0] * 20, results
+            print("fork OK")
+    """)
+    r = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning", "-c", code],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "fork OK" in r.stdout

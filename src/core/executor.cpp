@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "core.h"
+#include "fork.h"
 #include "poolgrad/poolgrad.h"
 #include "threads.h"
 
@@ -71,6 +72,24 @@ void *aligned_start(void *workspace) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(workspace);
   return reinterpret_cast<void *>((a + kWorkspaceAlign - 1) & ~uintptr_t(kWorkspaceAlign - 1));
 }
+
+}  // namespace
+
+// fork.cpp: the registry's lock is held across fork(). In the child, an executor whose turn a
+// thread of the parent held (running it) would stay locked for ever: every live executor's turn
+// is made anew there (the run it guarded did not cross into the child).
+void executor_fork_prepare() {
+  g_mutex.lock();
+}
+void executor_fork_parent() {
+  g_mutex.unlock();
+}
+void executor_fork_child() {
+  for (auto &entry : registry()) new (&entry.second->run_mutex) std::mutex();
+  g_mutex.unlock();
+}
+
+namespace {
 
 const char *const kNotLive =
     "%s: executor %p is not a live executor (a single-use executor already ran, or it was "

@@ -13,6 +13,7 @@
 
 #include "acl/acl.h"
 #include "core.h"
+#include "fork.h"
 #include "profile.h"
 
 using poolgrad::set_error;
@@ -54,6 +55,20 @@ bool is_device_range(const void *p, size_t count) {
          count <= it->second.size - (a - it->first);
 }
 thread_local int32_t t_device = -1;
+}  // namespace
+
+// fork.cpp: the runtime's one lock is held across fork().
+void poolgrad::runtime_fork_prepare() {
+  g_mutex.lock();
+}
+void poolgrad::runtime_fork_parent() {
+  g_mutex.unlock();
+}
+void poolgrad::runtime_fork_child() {
+  g_mutex.unlock();
+}
+
+namespace {
 
 aclError allocate(const char *api, void **ptr, size_t size, bool device_memory) {
   if (ptr == nullptr) {

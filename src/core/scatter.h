@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checked scatter and the first-error tracker every backward kernel uses.
 //
 // A stored index k names pixel k of its plane when 0 <= k < H*W; -1 means "the window had no
@@ -6,6 +7,10 @@
 #pragma once
 
 #include <cstdint>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace poolgrad {
 
@@ -29,18 +34,45 @@ inline bool in_plane(int64_t k, int64_t hw) {
   return static_cast<uint64_t>(k) < static_cast<uint64_t>(hw);
 }
 
+// Read once: every caller datum that decides an address in phase 2 (an index, an argmax, a mask
+// word, a RoI's batch index or box) is loaded by this one function, once, and the value it
+// returns is both checked and used. A caller that changes its buffer while phase 2 runs can then
+// change the numbers, never the addresses. A relaxed atomic load compiles to a plain load, but the
+// compiler may not load the value a second time (which it may for a plain read, data races being
+// undefined). Vector paths that check a vector of indices take their addresses from that vector
+// register, never from memory again.
+template <class T>
+inline T load_once(const T *p) {
+  T v;
+  __atomic_load(p, &v, __ATOMIC_RELAXED);
+  return v;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+// A vector of indices loaded once, to be checked and then used lane by lane: opaque to the
+// optimiser, so that the lanes used as addresses are the lanes checked (it cannot replace them by
+// a second load of the caller's memory).
+__attribute__((target("avx2"))) inline __m256i checked_lanes(__m256i v) {
+  __asm__("" : "+x"(v));
+  return v;
+}
+#endif
+
+// The one place a loaded index becomes an address: plane[v] += g for v in the plane; -1 skipped;
+// any other value noted at position pos. Takes the value, not where it came from.
+inline void add_checked(float *plane, float g, int64_t v, int64_t hw, int64_t pos,
+                        FirstError *err) {
+  if (in_plane(v, hw))
+    plane[v] += g;
+  else if (v != -1)
+    err->note(pos, v);
+}
+
 // plane[idx[k * istride]] += g[k] for k < n, in k order; -1 skipped; any other bad index noted at
-// position pos0 + k.
+// position pos0 + k. Each index is loaded once (load_once).
 template <class I>
 inline void scatter_checked(float *plane, const float *g, const I *idx, int64_t istride, int64_t n,
                             int64_t hw, int64_t pos0, FirstError *err) {
-  auto one = [&](int64_t k) {
-    const int64_t v = static_cast<int64_t>(idx[k * istride]);
-    if (in_plane(v, hw))
-      plane[v] += g[k];
-    else if (v != -1)
-      err->note(pos0 + k, v);
-  };
   int64_t k = 0;
   // Four at a time, with one test for four indices in the plane (the common case): a branch a
   // step instead of one an element. The adds stay in k order. The dilated backward at 1 thread:
@@ -48,32 +80,22 @@ inline void scatter_checked(float *plane, const float *g, const I *idx, int64_t 
   // moves the one-at-a-time loop by 48 bytes (docs/profiles.md, stop 33).
   for (int64_t steps = n / 4; steps > 0; --steps, k += 4) {
     const I *const q = idx + k * istride;
-    const int64_t v0 = static_cast<int64_t>(q[0]), v1 = static_cast<int64_t>(q[istride]),
-                  v2 = static_cast<int64_t>(q[2 * istride]),
-                  v3 = static_cast<int64_t>(q[3 * istride]);
-    if (in_plane(v0, hw) & in_plane(v1, hw) & in_plane(v2, hw) & in_plane(v3, hw)) {
-      plane[v0] += g[k];
-      plane[v1] += g[k + 1];
-      plane[v2] += g[k + 2];
-      plane[v3] += g[k + 3];
+    const int64_t v[4] = {static_cast<int64_t>(load_once(q)),
+                          static_cast<int64_t>(load_once(q + istride)),
+                          static_cast<int64_t>(load_once(q + 2 * istride)),
+                          static_cast<int64_t>(load_once(q + 3 * istride))};
+    if (in_plane(v[0], hw) & in_plane(v[1], hw) & in_plane(v[2], hw) & in_plane(v[3], hw)) {
+      plane[v[0]] += g[k];
+      plane[v[1]] += g[k + 1];
+      plane[v[2]] += g[k + 2];
+      plane[v[3]] += g[k + 3];
     } else {
-      for (int64_t j = k; j < k + 4; ++j) one(j);
+      for (int j = 0; j < 4; ++j) add_checked(plane, g[k + j], v[j], hw, pos0 + k + j, err);
     }
   }
-  for (; k < n; ++k) one(k);
-}
-
-// Notes the first bad index of a run (after a fast path that only learned that there is one).
-template <class I>
-inline void note_first_bad(const I *idx, int64_t istride, int64_t n, int64_t hw, int64_t pos0,
-                           FirstError *err) {
-  for (int64_t k = 0; k < n; ++k) {
-    const int64_t v = static_cast<int64_t>(idx[k * istride]);
-    if (!in_plane(v, hw) && v != -1) {
-      err->note(pos0 + k, v);
-      return;
-    }
-  }
+  for (; k < n; ++k)
+    add_checked(plane, g[k], static_cast<int64_t>(load_once(idx + k * istride)), hw, pos0 + k,
+                err);
 }
 
 }  // namespace poolgrad

@@ -8,6 +8,8 @@
 // a forked child drops the inherited pool (pthread_atfork) and starts its own on first use.
 #include "threads.h"
 
+#include "fork.h"
+
 #include <pthread.h>
 #include <sched.h>
 
@@ -163,32 +165,27 @@ class Pool {
 std::mutex g_pool_create;
 Pool *g_pool = nullptr;  // under g_pool_create
 
-// A forked child has only the forking thread: the inherited pool's workers do not exist there.
-// Drop it (leaked on purpose: its mutexes may be held by threads that are gone) and let the
-// child's first parallel call start a pool of its own.
-void atfork_prepare() {
-  g_pool_create.lock();
-}
-void atfork_parent() {
-  g_pool_create.unlock();
-}
-void atfork_child() {
-  g_pool = nullptr;
-  g_pool_create.unlock();
-}
-
 Pool *pool() {
-  static const bool registered = [] {
-    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-    return true;
-  }();
-  (void)registered;
   std::lock_guard<std::mutex> lock(g_pool_create);
   if (!g_pool) g_pool = new Pool();
   return g_pool;
 }
 
 }  // namespace
+
+// fork.cpp. A forked child has only the forking thread: the inherited pool's workers do not exist
+// there. The child drops it (leaked on purpose: its mutexes may be held by threads that are gone)
+// and its first parallel call starts a pool of its own.
+void pool_fork_prepare() {
+  g_pool_create.lock();
+}
+void pool_fork_parent() {
+  g_pool_create.unlock();
+}
+void pool_fork_child() {
+  g_pool = nullptr;
+  g_pool_create.unlock();
+}
 
 int num_threads() {
   if (t_threads > 0) return t_threads;

@@ -508,6 +508,8 @@ void backward_cl_range(const MaxPoolParams &p, const Strided4 &gy, const Strided
         }
         const char *ix = elem(idx, isz, n, c0, oh, ow);
         for (int64_t c = 0; c < cn; ++c) {
+          // (The planes are interleaved, so not add_checked: the value loaded once is checked
+          // against the plane and used, scaled, as the address.)
           const int64_t k = load_index(ix + c * isz, p.index_dtype);
           if (in_plane(k, hw))
             acc[k * cn + c] += gp[c];

@@ -54,9 +54,10 @@ inline void store_index_row(const Strided4 &t, aclDataType idt, int64_t n, int64
   }
 }
 
+// A stored index of either dtype, loaded once (scatter.h).
 inline int64_t load_index(const char *p, aclDataType idt) {
-  return idt == ACL_INT32 ? *reinterpret_cast<const int32_t *>(p)
-                          : *reinterpret_cast<const int64_t *>(p);
+  return idt == ACL_INT32 ? load_once(reinterpret_cast<const int32_t *>(p))
+                          : load_once(reinterpret_cast<const int64_t *>(p));
 }
 
 inline bool channels_last(const Strided4 &t) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RoI pooling backward kernel: the ROIs are bucketed by batch index (ascending r in each bucket);
 // each item is a (batch, channel block) whose float32 accumulator is the thread's own (no
 // atomics), zeroed, filled in (r, ph, pw) order and written out once, rounded to the dtype. The
@@ -27,44 +28,32 @@ inline void prefetch_bytes(const char *p, int64_t bytes) {
   for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off, 0, Locality);
 }
 
-// Four independent scatter runs interleaved bin by bin (the portable path of backward_items).
-// Returns false when some argmax is outside {-1} U [0, hw) (those entries are skipped).
-__attribute__((noinline)) bool scatter4(float *__restrict p0, float *__restrict p1,
+// Four independent scatter runs interleaved bin by bin (the portable path of backward_items); each
+// argmax loaded once and used as checked (scatter.h), bad ones noted at pos + k of their run.
+__attribute__((noinline)) void scatter4(float *__restrict p0, float *__restrict p1,
                                         float *__restrict p2, float *__restrict p3, const float *g0,
                                         const float *g1, const float *g2, const float *g3,
                                         const int32_t *a0, const int32_t *a1, const int32_t *a2,
-                                        const int32_t *a3, int64_t bins, int64_t hw) {
-  const uint32_t lim = static_cast<uint32_t>(hw);  // hw <= INT32_MAX: argmax is int32
-  bool bad = false;
+                                        const int32_t *a3, int64_t bins, int64_t hw,
+                                        const int64_t *pos, FirstError *err) {
   for (int64_t k = 0; k < bins; ++k) {
-    const uint32_t i0 = static_cast<uint32_t>(a0[k]), i1 = static_cast<uint32_t>(a1[k]);
-    const uint32_t i2 = static_cast<uint32_t>(a2[k]), i3 = static_cast<uint32_t>(a3[k]);
-    if (i0 < lim)
-      p0[i0] += g0[k];
-    else
-      bad |= a0[k] != -1;
-    if (i1 < lim)
-      p1[i1] += g1[k];
-    else
-      bad |= a1[k] != -1;
-    if (i2 < lim)
-      p2[i2] += g2[k];
-    else
-      bad |= a2[k] != -1;
-    if (i3 < lim)
-      p3[i3] += g3[k];
-    else
-      bad |= a3[k] != -1;
+    const int32_t i0 = load_once(a0 + k), i1 = load_once(a1 + k);
+    const int32_t i2 = load_once(a2 + k), i3 = load_once(a3 + k);
+    add_checked(p0, g0[k], i0, hw, pos[0] + k, err);
+    add_checked(p1, g1[k], i1, hw, pos[1] + k, err);
+    add_checked(p2, g2[k], i2, hw, pos[2] + k, err);
+    add_checked(p3, g3[k], i3, hw, pos[3] + k, err);
   }
-  return !bad;
 }
 
 #ifdef POOLGRAD_X86
 // The same run as scatter_checked, eight bins at a time: one vector compare checks the eight
-// argmax values (a group with a -1 or a bad value takes the scalar path), the indices come from
-// 64-bit loads of two values and the gradients from one vector load, so that the only per-bin
-// memory traffic left is the read-modify-write of the accumulator itself (about 30% fewer cycles
-// per bin than the scalar loop on Zen 2). Every add is still a scalar float add in k order.
+// argmax values (a group with a -1 or a bad value takes the scalar path), and the gradients come
+// from one vector load, so that the only per-bin memory traffic left is the read-modify-write of
+// the accumulator itself (about 30% fewer cycles per bin than the scalar loop on Zen 2). Every add
+// is still a scalar float add in k order. The eight argmax values are loaded once: the register
+// that was checked (made opaque to the optimiser, checked_lanes) is the one whose lanes become
+// addresses, through a copy on the stack, never a second load of the caller's buffer.
 __attribute__((target("avx2"))) void scatter_run_avx2(float *__restrict plane, const float *g,
                                                       const int32_t *a, int64_t n, int64_t hw,
                                                       int64_t pos0, FirstError *err) {
@@ -73,29 +62,28 @@ __attribute__((target("avx2"))) void scatter_run_avx2(float *__restrict plane, c
   if (hw <= 0) return scatter_checked(plane, g, a, 1, n, hw, pos0, err);
   const __m256i last = _mm256_set1_epi32(static_cast<int>(hw - 1));
   int64_t k = 0;
+  alignas(32) uint32_t ix[8];
   for (; k + 8 <= n; k += 8) {
-    const __m256i va = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(a + k));
+    const __m256i va =
+        checked_lanes(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(a + k)));
+    _mm256_store_si256(reinterpret_cast<__m256i *>(ix), va);
     // a in [0, hw) as unsigned  <=>  max_u(a, hw - 1) == hw - 1
     const __m256i in = _mm256_cmpeq_epi32(_mm256_max_epu32(va, last), last);
     if (__builtin_expect(_mm256_movemask_ps(_mm256_castsi256_ps(in)) != 0xFF, 0)) {
-      scatter_checked(plane, g + k, a + k, 1, 8, hw, pos0 + k, err);
+      for (int j = 0; j < 8; ++j)
+        add_checked(plane, g[k + j], static_cast<int32_t>(ix[j]), hw, pos0 + k + j, err);
       continue;
     }
     const __m256 vg = _mm256_loadu_ps(g + k);
     const __m128 lo = _mm256_castps256_ps128(vg), hi = _mm256_extractf128_ps(vg, 1);
-    uint64_t i01, i23, i45, i67;
-    std::memcpy(&i01, a + k, 8);
-    std::memcpy(&i23, a + k + 2, 8);
-    std::memcpy(&i45, a + k + 4, 8);
-    std::memcpy(&i67, a + k + 6, 8);
-    plane[static_cast<uint32_t>(i01)] += _mm_cvtss_f32(lo);
-    plane[i01 >> 32] += _mm_cvtss_f32(_mm_movehdup_ps(lo));
-    plane[static_cast<uint32_t>(i23)] += _mm_cvtss_f32(_mm_unpackhi_ps(lo, lo));
-    plane[i23 >> 32] += _mm_cvtss_f32(_mm_shuffle_ps(lo, lo, 3));
-    plane[static_cast<uint32_t>(i45)] += _mm_cvtss_f32(hi);
-    plane[i45 >> 32] += _mm_cvtss_f32(_mm_movehdup_ps(hi));
-    plane[static_cast<uint32_t>(i67)] += _mm_cvtss_f32(_mm_unpackhi_ps(hi, hi));
-    plane[i67 >> 32] += _mm_cvtss_f32(_mm_shuffle_ps(hi, hi, 3));
+    plane[ix[0]] += _mm_cvtss_f32(lo);
+    plane[ix[1]] += _mm_cvtss_f32(_mm_movehdup_ps(lo));
+    plane[ix[2]] += _mm_cvtss_f32(_mm_unpackhi_ps(lo, lo));
+    plane[ix[3]] += _mm_cvtss_f32(_mm_shuffle_ps(lo, lo, 3));
+    plane[ix[4]] += _mm_cvtss_f32(hi);
+    plane[ix[5]] += _mm_cvtss_f32(_mm_movehdup_ps(hi));
+    plane[ix[6]] += _mm_cvtss_f32(_mm_unpackhi_ps(hi, hi));
+    plane[ix[7]] += _mm_cvtss_f32(_mm_shuffle_ps(hi, hi, 3));
   }
   if (k < n) scatter_checked(plane, g + k, a + k, 1, n - k, hw, pos0 + k, err);
 }
@@ -180,15 +168,15 @@ void backward_items(const RoiParams &p, const Strided4 &gy, const int64_t *order
           const float *gv[4];
           const int32_t *av[4];
           float *pl[4];
+          int64_t at[4];
           for (int u = 0; u < 4; ++u) {
             gv[u] = grad_run(r, c + u, g + u * bins);
             av[u] = reinterpret_cast<const int32_t *>(elem(am, 4, r, c + u, 0, 0));
             pl[u] = acc + (c + u - c0) * ps;
+            at[u] = pos0(r, c + u);
           }
-          const bool all_ok = scatter4(pl[0], pl[1], pl[2], pl[3], gv[0], gv[1], gv[2], gv[3],
-                                       av[0], av[1], av[2], av[3], bins, hw);
-          if (!all_ok)  // rare: find and report the first bad argmax of these channels
-            for (int u = 0; u < 4; ++u) note_first_bad(av[u], 1, bins, hw, pos0(r, c + u), err);
+          scatter4(pl[0], pl[1], pl[2], pl[3], gv[0], gv[1], gv[2], gv[3], av[0], av[1], av[2],
+                   av[3], bins, hw, at, err);
         }
       }
       for (; c < c0 + cn; ++c) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <new>
 
+#include "../core/scatter.h"
 #include "roipool_kernels.h"
 
 namespace poolgrad {
@@ -17,8 +18,10 @@ inline char *elem(const Strided4 &t, int64_t esz, int64_t n, int64_t c, int64_t 
 
 inline float roi_value(const RoiParams &p, const Strided2 &r, int64_t i, int64_t j) {
   const char *q = r.base + (i * r.s0 + j * r.s1) * dtype_size(p.dtype);
-  if (p.dtype == ACL_FLOAT16) return half_to_float(*reinterpret_cast<const uint16_t *>(q));
-  return *reinterpret_cast<const float *>(q);
+  // Read once (scatter.h): read_rois copies each value into the workspace, and only the copy is
+  // checked and used.
+  if (p.dtype == ACL_FLOAT16) return half_to_float(load_once(reinterpret_cast<const uint16_t *>(q)));
+  return load_once(reinterpret_cast<const float *>(q));
 }
 
 // An already floored/ceiled bin edge clamped to [0, lim]; NaN clamps to 0.
