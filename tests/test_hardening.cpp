@@ -225,6 +225,35 @@ TEST(Hardening, WorkspaceIsProportionalToTheDataNotToAttributes) {
   }
 }
 
+// The RoI forward's scratch follows the channels and bins present: one channel, one ROI and a
+// 2048 x 2048 grid (32 MB of outputs) asked for 2 GB (16-lane blocks per bin per thread).
+TEST(Hardening, RoiForwardScratchFollowsTheChannelsPresent) {
+  poolgradSetNumThreads(2);
+  const int64_t P = 2048;
+  HostTensor x({1, 1, 4, 4}, ACL_FLOAT, ACL_FORMAT_ND), rois({1, 5}, ACL_FLOAT, ACL_FORMAT_ND),
+      y({1, 1, P, P}, ACL_FLOAT, ACL_FORMAT_ND), am({1, 1, P, P}, ACL_INT32, ACL_FORMAT_ND);
+  for (int64_t i = 0; i < 16; ++i) x.set(i, static_cast<float>(i));
+  const float box[5] = {0, 0, 0, 3, 3};
+  for (int j = 0; j < 5; ++j) rois.set(j, box[j]);
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), P, P, 1.0f, 1.0f, y.t(),
+                                                      am.t(), &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  EXPECT_LT(ws, 128u << 20);
+  ASSERT_EQ(aclnnRoiPoolingWithArgMax(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
+      << last_msg();
+  // Bin (i, j) covers pixel (i * 4 / P, j * 4 / P) of the 4x4 map.
+  for (int64_t i : {int64_t(0), P / 2 + 1, P - 1})
+    for (int64_t j : {int64_t(0), P / 4 + 3, P - 1}) {
+      const int64_t pix = (i * 4 / P) * 4 + j * 4 / P;
+      EXPECT_EQ(am.get_int(i * P + j), pix) << i << "," << j;
+      EXPECT_EQ(y.get(i * P + j), static_cast<float>(pix));
+    }
+  poolgradSetNumThreads(0);
+}
+
 // A backward into a small dense float32 gradInput scatters into gradInput itself: phase 1 reserves
 // no accumulator (a 256x256 plane or 64^3 volume would take 256 KB / 1 MB a thread); a bfloat16
 // gradInput, or a strided float32 one, still gets one.

@@ -42,6 +42,7 @@ def load(spec: str):
             raise CliError(f"{spec}: SHAPE must be comma-separated integers, e.g. x.bin:float32:2,3,8,8")
     if not os.path.exists(path):
         raise CliError(f"{path}: no such file")
+    suite.require_regular(path)
     if path.endswith(".npy") and dtype is None:
         a = suite.load_npy(path)
         return a, str(a.dtype)
@@ -135,6 +136,10 @@ def compare(args) -> int:
         paths = suite.write_report(results, prefix)
         failed = [r for r in results if not r["passed"]]
         print(f"{len(results) - len(failed)} of {len(results)} cases passed; report: {paths[0]}, {paths[1]}")
+        for r in results:
+            for n, o in r["outputs"].items():
+                if o.get("warning"):
+                    print(f"warning: {r['name']}/{n}: {o['warning']}")
         for r in failed:
             bad = [f"{n}: {o['reason']}" for n, o in r["outputs"].items() if not o["passed"]]
             print(f"FAIL {r['name']} ({r['op']}): " + "; ".join(bad))
@@ -148,6 +153,9 @@ def compare(args) -> int:
         v = standards.judge(a, b, args.standard, third, args.level, args.rtol, args.atol, args.error_cap)
     except ValueError as e:
         raise CliError(str(e))
+    note = suite.dtype_note(np.asarray(a), np.asarray(b))
+    if note:
+        print(f"warning: {note}")
     print(f"compare {args.a} vs {args.b}: {a.size} elements, dtype {da} (the device's; golden {db}), "
           f"standard {v.standard}")
     _print_verdict(v, a, b)

@@ -21,6 +21,7 @@ import hashlib
 import json
 import math
 import os
+import stat
 from dataclasses import dataclass
 from typing import Callable
 
@@ -124,6 +125,29 @@ class CaseError(ValueError):
     pass
 
 
+# ---- paths -----------------------------------------------------------------------------------
+# Case lists and manifests come from other people. Every path the suites write, or read because a
+# case list or a manifest names it, lies under the directory the user gave: a case name is one
+# safe path component, and every path is resolved (symlinks followed) and checked to lie inside.
+def check_name(name: str, where: str) -> str:
+    """`name` as one path component: not empty, no separator, not '.' or '..', no NUL."""
+    seps = [os.sep] + ([os.altsep] if os.altsep else []) + ["/", "\\"]
+    if (not name or name in (".", "..") or "\0" in name or any(c in name for c in seps)
+            or os.path.isabs(name)):
+        raise CaseError(f"{where}: name {name!r} must be one path component "
+                        "(no '/' or '\\', not '.' or '..', not absolute, no NUL)")
+    return name
+
+
+def inside(root: str, *parts: str) -> str:
+    """root/parts with symlinks resolved, refused unless it lies under root (also resolved)."""
+    base = os.path.realpath(root)
+    path = os.path.realpath(os.path.join(base, *parts))
+    if os.path.commonpath([base, path]) != base:
+        raise CaseError(f"{os.path.join(root, *parts)}: resolves to {path}, outside {root}")
+    return path
+
+
 def _ints(v, col, case):
     if isinstance(v, (list, tuple)):
         return [int(t) for t in v]
@@ -188,6 +212,11 @@ def read_cases(path: str) -> list:
         with open(path, newline="") as f:
             raw = [row for row in csv.DictReader(f) if any((v or "").strip() for v in row.values())]
     cases = [normalize_case(r, i) for i, r in enumerate(raw)]
+    folder = os.path.dirname(os.path.abspath(path))
+    for i, c in enumerate(cases):
+        check_name(c["name"], f"{path}: row {i + 1}: case")
+        if c["indices"] != "forward":  # a file beside the case list, never outside its folder
+            c["indices"] = inside(folder, c["indices"])
     seen = set()
     for c in cases:
         if c["name"] in seen:
@@ -254,7 +283,7 @@ def make_inputs(case: dict) -> dict:
     else:
         if not os.path.exists(case["indices"]):
             raise CaseError(f"case {case['name']}: indices file {case['indices']} does not exist")
-        inputs[op.index] = np.load(case["indices"], allow_pickle=False)
+        inputs[op.index] = load_npy(case["indices"])
     return {k: inputs[k] for k in op.inputs}
 
 
@@ -273,12 +302,43 @@ def save_array(path_stem: str, a: np.ndarray, fmt: str = "npy") -> str:
     return path_stem + ".bin"
 
 
+_NPY_MAGIC = b"\x93NUMPY"
+
+
+def require_regular(path: str) -> None:
+    """Refuses a path that is not a regular file (stat follows symlinks and never blocks)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        raise CaseError(f"{path}: cannot open ({e.strerror})")
+    if not stat.S_ISREG(mode):
+        raise CaseError(f"{path}: not a regular file (a FIFO, a device or a directory)")
+
+
+def _open_regular(path: str):
+    """Opens `path` for reading only if it is a regular file (after following symlinks): a FIFO, a
+    device or a directory is refused at once, without blocking (O_NONBLOCK, then fstat on the
+    descriptor that is read, so the check and the read are about the same file)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as e:
+        raise CaseError(f"{path}: cannot open ({e.strerror})")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise CaseError(f"{path}: not a regular file (a FIFO, a device or a directory)")
+    return os.fdopen(fd, "rb")
+
+
 def load_npy(path: str) -> np.ndarray:
     """A .npy file; bfloat16 (2-byte void, as np.save writes ml_dtypes' arrays) as bfloat16."""
-    try:
-        a = np.load(path, allow_pickle=False)
-    except Exception as e:  # noqa: BLE001 - any unreadable file is one clear line
-        raise CaseError(f"{path}: not a readable .npy file ({e})")
+    with _open_regular(path) as f:
+        if f.read(len(_NPY_MAGIC)) != _NPY_MAGIC:
+            raise CaseError(f"{path}: not a .npy file (bad magic)")
+        f.seek(0)
+        try:
+            a = np.load(f, allow_pickle=False)
+        except Exception as e:  # noqa: BLE001 - any unreadable file is one clear line
+            raise CaseError(f"{path}: not a readable .npy file ({e})")
     if a.dtype.kind == "V" and a.dtype.itemsize == 2:
         a = a.view(np.uint16).view(poolgrad._bfloat16())
     return a
@@ -286,7 +346,8 @@ def load_npy(path: str) -> np.ndarray:
 
 def load_raw(path: str, dtype: str, shape) -> np.ndarray:
     """A raw file of `dtype` values (a NumPy dtype name, or bfloat16) in `shape`."""
-    raw = np.fromfile(path, dtype=np.uint16 if dtype == "bfloat16" else dtype)
+    with _open_regular(path) as f:
+        raw = np.frombuffer(f.read(), dtype=np.uint16 if dtype == "bfloat16" else dtype).copy()
     a = raw.view(poolgrad._bfloat16()) if dtype == "bfloat16" else raw
     count = math.prod(shape)
     if a.size != count:
@@ -308,20 +369,25 @@ def write_goldens(cases: list, out_dir: str, fmt: str = "npy", progress: Progres
     os.makedirs(out_dir, exist_ok=True)
     manifest = {"poolgrad": poolgrad.__version__, "format": fmt, "cases": []}
     for case in cases:
+        check_name(case["name"], "case")
         inputs = make_inputs(case)
         outputs = run_case(case, inputs)
         entry = {"case": case, "aclnn": OPERATORS[case["op"]].aclnn, "inputs": {}, "outputs": {}}
         for kind, arrays in (("inputs", inputs), ("golden", outputs)):
-            d = os.path.join(out_dir, case["name"], kind)
+            d = inside(out_dir, case["name"], kind)
             os.makedirs(d, exist_ok=True)
+            inside(out_dir, case["name"], kind)  # (not made through a symlink placed meanwhile)
             for name, a in arrays.items():
                 a = np.asarray(a)
-                path = save_array(os.path.join(d, name), a, fmt)
+                stem = inside(out_dir, case["name"], kind, name)
+                for ext in (".npy", ".bin"):  # a symlink named like the file must not lead out
+                    inside(out_dir, case["name"], kind, name + ext)
+                path = save_array(stem, a, fmt)
                 entry["inputs" if kind == "inputs" else "outputs"][name] = _entry(path, out_dir, a)
         manifest["cases"].append(entry)
         if progress:
             progress.step(case["name"])
-    with open(os.path.join(out_dir, "manifest.json"), "w") as f:
+    with open(inside(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     return manifest
 
@@ -335,14 +401,24 @@ def read_manifest(golden_dir: str) -> dict:
 
 
 def _device_file(device_dir: str, case: str, output: str):
+    check_name(case, "manifest case")
+    check_name(output, f"manifest case {case}: output")
     for ext in (".npy", ".bin"):
-        p = os.path.join(device_dir, case, output + ext)
+        p = inside(device_dir, case, output + ext)
         if os.path.exists(p):
             return p
     return None
 
 
 # ---- judging ---------------------------------------------------------------------------------
+def dtype_note(actual: np.ndarray, golden: np.ndarray) -> str | None:
+    """A warning when the device's output is not in the golden's dtype (the judgement then runs on
+    values converted to a common dtype, which can hide a wrong output dtype)."""
+    if actual.dtype == golden.dtype:
+        return None
+    return f"the device output is {actual.dtype} but the golden is {golden.dtype}"
+
+
 def judge_suite(golden_dir: str, device_dir: str, standard: str | None = None, third_dir: str | None = None,
                 level: str = "L1", progress: Progress | None = None) -> list:
     """Judges every output of every case in the manifest. `standard` applies to the floating
@@ -354,13 +430,14 @@ def judge_suite(golden_dir: str, device_dir: str, standard: str | None = None, t
         case = entry["case"]
         outs = {}
         for name, meta in entry["outputs"].items():
-            golden = load_array(os.path.join(golden_dir, meta["file"]), meta["dtype"], meta["shape"])
+            golden = load_array(inside(golden_dir, meta["file"]), meta["dtype"], meta["shape"])
             found = _device_file(device_dir, case["name"], name)
             if found is None:
                 outs[name] = {"passed": False, "reason": f"no device output {case['name']}/{name}.npy or .bin"}
                 continue
             try:
                 actual = load_array(found, meta["dtype"], meta["shape"])
+                note = dtype_note(actual, golden)
                 std = "binary" if standards.is_integer(meta["dtype"]) else standard
                 third = None
                 if std == "dual":
@@ -369,6 +446,8 @@ def judge_suite(golden_dir: str, device_dir: str, standard: str | None = None, t
                         raise CaseError(f"no third-party output {case['name']}/{name} (dual needs --third-party DIR)")
                     third = load_array(tp, meta["dtype"], meta["shape"])
                 outs[name] = standards.judge(actual, golden, std, third, level).to_dict()
+                if note:
+                    outs[name]["warning"] = note
             except (ValueError, OSError) as e:
                 outs[name] = {"passed": False, "reason": str(e)}
         results.append({"name": case["name"], "op": case["op"], "aclnn": entry["aclnn"],

@@ -73,14 +73,24 @@ def _attr(v):
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """Like torch.nn.functional.max_pool2d, computed by poolgrad (forward and backward)."""
+    """Like torch.nn.functional.max_pool2d, computed by poolgrad (forward and backward).
+
+    One deliberate difference: a window whose taps all fall in the padding (possible only with
+    dilation > 1) gives -inf with index -1 here, where torch gives -inf with an index outside the
+    window (often outside the plane). -1 is poolgrad's documented "no input element"; the backward
+    skips it, so such a window contributes no gradient, as in torch (docs/pytorch.md)."""
     out, idx = _pool(_mp2, _mp2_eager, x, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
 
 
 def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """Like torch.nn.functional.max_pool3d, computed by poolgrad (forward and backward)."""
+    """Like torch.nn.functional.max_pool3d, computed by poolgrad (forward and backward).
+
+    One deliberate difference: a window whose taps all fall in the padding (possible only with
+    dilation > 1) gives -inf with index -1 here, where torch gives -inf with an index outside the
+    window (often outside the plane). -1 is poolgrad's documented "no input element"; the backward
+    skips it, so such a window contributes no gradient, as in torch (docs/pytorch.md)."""
     out, idx = _pool(_mp3, _mp3_eager, x, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
 
@@ -104,7 +114,8 @@ class _MaxPoolNd(torch.nn.Module):
 
 
 class MaxPool2d(_MaxPoolNd):
-    """Like torch.nn.MaxPool2d, computed by poolgrad."""
+    """Like torch.nn.MaxPool2d, computed by poolgrad (an all-padding window's index is -1: see
+    max_pool2d)."""
 
     def forward(self, x):
         return max_pool2d(x, self.kernel_size, self._stride(), self.padding, self.dilation,
@@ -112,7 +123,8 @@ class MaxPool2d(_MaxPoolNd):
 
 
 class MaxPool3d(_MaxPoolNd):
-    """Like torch.nn.MaxPool3d, computed by poolgrad."""
+    """Like torch.nn.MaxPool3d, computed by poolgrad (an all-padding window's index is -1: see
+    max_pool3d)."""
 
     def forward(self, x):
         return max_pool3d(x, self.kernel_size, self._stride(), self.padding, self.dilation,

@@ -111,7 +111,7 @@ def test_golden_roi_pool_and_backward(tmp_path):
     (["golden", "max-pool2d", "--input", "{raw}:complex7:1,1,4,4", "--kernel", "2", "--out-dir", "o"], "unknown dtype"),
     (["golden", "max-pool2d", "--input", "{raw}:float32:1,1,4,4", "--kernel", "2", "--padding", "3",
       "--out-dir", "o"], "[161002]"),
-    (["golden", "max-pool2d", "--input", "{txt}", "--kernel", "2", "--out-dir", "o"], "not a readable .npy"),
+    (["golden", "max-pool2d", "--input", "{txt}", "--kernel", "2", "--out-dir", "o"], "not a .npy file (bad magic)"),
     (["compare", "{raw}:float32:1,1,4,4", "{raw}:float32:16"], "shapes differ"),
 ])
 def test_errors_are_one_line(tmp_path, args, needle):

@@ -14,7 +14,7 @@ BLOCKS = re.findall(r"```python\n(.*?)```", (DOCS / "pytorch.md").read_text(), r
 
 @pytest.mark.parametrize("i", range(len(BLOCKS)))
 def test_block_runs(i):
-    assert len(BLOCKS) == 2
+    assert len(BLOCKS) == 3
     exec(compile(BLOCKS[i], f"pytorch.md[{i}]", "exec"), {})
 
 

@@ -54,6 +54,7 @@ def test_fork_while_another_thread_calls():
             return call()
 
         if __name__ == "__main__":
+            expected = call()
             stop = threading.Event()
             def loop():
                 while not stop.is_set():
@@ -66,7 +67,7 @@ def test_fork_while_another_thread_calls():
                 pid = os.fork()
                 if pid == 0:
                     signal.alarm(5)
-                    os._exit(0 if call() == 45.0 else 1)
+                    os._exit(0 if call() == expected else 1)
                 _, status = os.waitpid(pid, 0)
                 if os.WIFSIGNALED(status):
                     hung += 1
@@ -78,7 +79,7 @@ def test_fork_while_another_thread_calls():
             for w in workers:
                 w.join()
             assert hung == 0 and failed == 0, (hung, failed)
-            assert results == [45.0] * 20, results
+            assert results == [expected] * 20, results
             print("fork OK")
     """)
     r = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning", "-c", code],

@@ -112,11 +112,17 @@ def test_compile_fullgraph_and_train_like_torch():
 
 
 def test_compile_with_inductor():
-    mine, _ = _nets()
+    # The poolgrad ops compile to the same bits as eager. (A whole net need not: since torch 2.15
+    # inductor's own code for conv + linear differs from eager in the last bit, with or without
+    # poolgrad; the net is compared with a tolerance, and against the torch twin compiled alike.)
     x = torch.randn(2, 3, 16, 16)
-    want = mine(x)
+    pool = lambda t: pgt.max_pool2d(t, 3, 2, 1, return_indices=True)  # noqa: E731
+    got, want = torch.compile(pool, fullgraph=True)(x), pool(x)
+    assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1])
+    mine, ref = _nets()
     got = torch.compile(mine, fullgraph=True)(x)
-    assert torch.equal(got, want)
+    torch.testing.assert_close(got, mine(x))
+    assert torch.equal(got, torch.compile(ref, fullgraph=True)(x))
 
 
 def test_export_names_the_poolgrad_ops():
@@ -247,3 +253,32 @@ def test_layer_refusals_are_poolgrad_errors_with_the_status():
         with pytest.raises(poolgrad.PoolgradError) as info:
             call()
         assert info.value.status == 161002 and not info.value.message.startswith("["), info.value.message
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_all_padding_windows_give_minus_one_and_the_backward_accepts_it(dims):
+    # Taps of output row 0 all fall in the padding (dilation 3): torch gives an index outside the
+    # window; poolgrad gives -1 (docs/pytorch.md), and its backward skips it.
+    import poolgrad.torch as pgt
+    shape = (2, 3, 1, 5) if dims == 2 else (2, 3, 1, 1, 5)
+    pre = (1,) if dims == 3 else ()
+    args = dict(kernel_size=pre + (2, 1), stride=pre + (3, 2), padding=(0,) * (dims - 2) + (1, 0),
+                dilation=pre + (3, 1), ceil_mode=True)
+    x = torch.randn(shape, requires_grad=True)
+    ours = pgt.max_pool2d if dims == 2 else pgt.max_pool3d
+    ref_fn = torch.nn.functional.max_pool2d if dims == 2 else torch.nn.functional.max_pool3d
+    out, idx = ours(x, return_indices=True, **args)
+    ref, ref_idx = ref_fn(x, return_indices=True, **args)
+    empty = torch.isinf(out)
+    assert empty.any() and torch.equal(out, ref)
+    assert (idx[empty] == -1).all() and torch.equal(idx[~empty], ref_idx[~empty])
+    assert not torch.equal(idx, ref_idx)  # the documented difference
+    g = torch.randn_like(out)
+    (gx,) = torch.autograd.grad(out, x, g)
+    # (torch's own backward is not run: it writes the stray index's gradient past the plane, a
+    # heap corruption here.) The empty windows give nothing; the others scatter as usual.
+    want = torch.zeros_like(x).flatten(2)
+    want.scatter_add_(2, torch.where(empty, 0, idx).flatten(2), torch.where(empty, 0, g).flatten(2))
+    assert torch.equal(gx, want.view_as(x))
+    module = (pgt.MaxPool2d if dims == 2 else pgt.MaxPool3d)(**args)
+    assert torch.equal(module(x), ref)

@@ -518,7 +518,14 @@ RoiDataError roi_forward_channel_major(const RoiParams &p, const Strided4 &x, co
 bool roi_forward_blocks_apply(const RoiParams &p) {
   // Overlapping outputs keep the channel-major order of writes (serial path); maps of more than
   // 2^20 pixels keep it too, so that the pixel-major scratch stays within 64 MB a thread.
-  return !p.serial && p.h * p.w <= (int64_t(1) << 20);
+  if (p.serial || p.h * p.w > (int64_t(1) << 20)) return false;
+  // The per-bin scratch holds 16 lanes whatever the channels present (four [bins][16] arrays of 4
+  // bytes, 256 bytes a bin, times the group): at least 16 channels it is at most twice one block's
+  // outputs for a ROI; with fewer, it is allowed up to 16 MB a thread, past which the channel-major
+  // path (scratch of one map, not of the bins) runs instead. A 1-channel call with 2048 x 2048
+  // bins asked for 2 GB before.
+  const int64_t bins = p.ph * p.pw;
+  return p.c >= kFwdLanes || bins <= (int64_t(16) << 20) / (256 * roi_group(p));
 }
 
 }  // namespace poolgrad
