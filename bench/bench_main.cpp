@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Google Benchmark over the C API for every row of the team's workloads: phase 2 alone (the
 // kernel) and phase 1 + phase 2 (what a user pays per call), for the four operators.
 // Threads: POOLGRAD_NUM_THREADS. Comparison with the peers lives in compare.py.

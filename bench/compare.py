@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """poolgrad against PyTorch / torchvision, in one process, on the same tensors and thread counts.
 
 Writes docs/performance.json, docs/performance.md and docs/performance.png.

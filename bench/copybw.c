@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* STREAM-style copy bandwidth with OpenMP, measured in the same process as the kernels. */
 #include <omp.h>
 #ifdef __AVX2__

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Per-call overhead on a 1x1x4x4 max pool (issue 18's figure): poolgrad's layers against ATen's,
 in alternating blocks in one process (this VM's speed drifts), best block per row, microseconds.
 

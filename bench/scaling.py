@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Scaling beyond two threads, on paper: writes docs/scaling.md from docs/performance.json.
 
 This machine has two cores, so poolgrad's scaling to 16, 64 and 128 threads is modelled, not

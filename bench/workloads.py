@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The benchmark workloads, parsed from bench/workloads.txt (the one list; see its header)."""
 import pathlib
 import re

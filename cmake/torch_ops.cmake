@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # _torch_ops: poolgrad's operators registered in PyTorch's dispatcher from C++ (python/src/torch_ops.cpp,
 # torch_autograd.cpp), built when the Python that builds the package can import torch, against that
 # torch's headers and libraries. A C++ extension is tied to the torch it was built with (its ABI), as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CANN-style sample: aclnnMaxPool2dWithIndices, then aclnnMaxPool2dWithIndicesBackward on its
 // indices (the worked example of CANN's sample program).
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CANN-style sample: aclnnMaxPool2dWithMask, then aclnnMaxPool2dWithMaskBackward on its mask: the
 // pair PyTorch's Ascend plugin calls on Atlas A2/A3 (run with POOLGRAD_SOC=Ascend910B or
 // Ascend910_93; on Ascend950 both calls are refused in favour of the Indices pair).

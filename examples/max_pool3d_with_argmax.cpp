@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CANN-style sample: aclnnMaxPool3dWithArgmax on a 4x4x4 volume (2x2x2 windows at stride 2), then
 // aclnnMaxPool3dWithArgmaxBackward on its indices. INT32 indices, which every product takes.
 #include <cstdio>

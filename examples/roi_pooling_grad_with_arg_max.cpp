@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CANN-style sample: aclnnRoiPoolingGradWithArgMax (the spec's example B1).
 #include <cstdio>
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CANN-style sample: aclnnRoiPoolingWithArgMax (the spec's example F2: an 8x8 ramp, one ROI over
 // the whole image, 2x2 bins at scale 0.5).
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers in the style of CANN's aclnn sample programs: runtime set-up and device tensors.
 #pragma once
 

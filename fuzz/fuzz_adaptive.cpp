@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: aclnnAdaptiveMaxPool2d (FUZZ_BACKWARD=0) or ...Backward (1, under the
 // Ascend910B profile), phase 1 and 2: dtypes, formats, ranks, dims (huge ones as zero-stride
 // views), strides, output sizes, and the indices' data.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decoding fuzz bytes into whole aclnn calls: dtypes, formats, ranks, dims, strides, offsets,
 // attribute arrays and the data of every tensor (indices / argmax / rois included).
 #pragma once

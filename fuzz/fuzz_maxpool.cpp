@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: aclnnMaxPool2dWithIndices (FUZZ_BACKWARD=0) or ...Backward (1), phase 1 and 2;
 // with FUZZ_MASK=1 the Mask pair (aclnnMaxPool2dWithMask[Backward]) under the Ascend910B profile,
 // with an INT8 mask of CANN's shape (sometimes another) holding int32 indices.

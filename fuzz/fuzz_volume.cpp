@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target: the volume operators under the default (Ascend950) profile, phase 1 and 2:
 // aclnnMaxPool3dWithArgmax (FUZZ_BACKWARD=0) or its backward (1), or with FUZZ_ADAPTIVE=1
 // aclnnAdaptiveMaxPool3d or its backward: dtypes, formats (NCDHW, NDHWC, ...), ranks, dims (huge

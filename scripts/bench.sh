@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates docs/performance.md, docs/performance.png and bench-results/results.json: poolgrad
 # against PyTorch/torchvision in one process, 1 and 2 threads. Extra arguments go to compare.py.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Configures every combination of the CMake options the README lists (configure only: the builds
 # themselves are scripts/test.sh's and scripts/fuzz.sh's), so that none of them rots.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fails when a C or C++ source of the tree is not clang-format clean (.clang-format).
 # Fix with: clang-format -i $(git ls-files '*.c' '*.h' '*.cpp')
 set -euo pipefail

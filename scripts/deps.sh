@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the system packages the C++ build needs, only where they are missing (Debian).
 set -euo pipefail
 need=()

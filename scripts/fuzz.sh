@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the twelve libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined) and runs each for
 # a bounded time on a copy of the seed corpus (fuzz/corpus/TARGET), plus the regression inputs.
 # Fails on any crash, leak or sanitizer report. Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]

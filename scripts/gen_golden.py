@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the PyTorch/torchvision golden files the C++ tests compare against.
 
 Run with the project venv: .venv/bin/python scripts/gen_golden.py

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Where a benchmark row spends its time: samples poolgrad_bench with perf (cpu-clock, so it works
 # on VMs without hardware counters) and prints the share of each function and the hottest
 # instructions of the hottest poolgrad function. Hardware counters (cache misses, cycles) are not

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job: builds libpoolgrad and the CANN-style example programs, then runs them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every test: clang-format, the C++ suite (Release), the same suite under AddressSanitizer +
 # UndefinedBehaviorSanitizer and under ThreadSanitizer, the examples under valgrind, every CMake
 # option combination configured, and the Python package's pytest suite. Fuzzing is scripts/fuzz.sh.
@@ -9,6 +10,8 @@ jobs=$(nproc)
 
 echo "== clang-format"
 bash "$root/scripts/check-format.sh"
+echo "== licence lines"
+bash "$root/scripts/check-spdx.sh"
 
 echo "== C++ tests (Release)"
 cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Creates (once) and reuses the project virtual environment .venv with the Python
 # tools the tests and benchmarks need: numpy, pytest, and torch/torchvision as oracle and peer.
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads the golden files written by scripts/gen_golden.py.
 #pragma once
 

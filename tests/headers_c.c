@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Compiles every public header as C99 (the test is that this file builds and runs). */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An independent naive reference for max pooling with indices (shares no code with the library).
 #pragma once
 

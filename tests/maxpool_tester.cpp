@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The max-pool tester: inputs, the two calls, the comparison with tests/maxpool_ref.h.
 #include "maxpool_tester.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fluent testers (in the spirit of XNNPACK's): each builds its operator's inputs, runs poolgrad
 // through the public C API, compares every output with the independent naive reference and
 // reports the first differing position. For example

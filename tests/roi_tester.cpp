@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The RoI pooling tester: inputs, the calls, the naive reference of the spec's formulas.
 #include "roi_tester.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The RoI pooling tester (see maxpool_tester.h): random ROIs (malformed, one-pixel, outside,
 // repeated), random features with ties and NaN, optional strided views; the forward and the
 // backward against the naive reference of the spec's formulas. For example

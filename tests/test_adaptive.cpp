@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aclnnAdaptiveMaxPool2d / aclnnAdaptiveMaxPool2dBackward: random cases against an independent
 // naive reference (overlapping bins, ties, NaN, 3-D, NHWC, strided views, float16/bfloat16, several
 // thread counts), CANN's sample, the validation rules and the product rules.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bitwise-identical results for thread counts 1, 2, 3 and 7, for all four operators, with heavy
 // overlap (many outputs naming one input) and many ROIs hitting one pixel.
 #include <random>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dispatch: every kernel path, forced by its views and attributes, is named by the plan
 // (poolgradGetKernelName, the name POOLGRAD_LOG prints) and gives the same bits on the portable
 // path (poolgradSetCpuCapability("default")) as on the AVX2 path.

@@ -75,8 +75,10 @@ TEST(Fork, ChildrenForkedWhileThreadsCallTheLibraryComplete) {
     }
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    if (WIFSIGNALED(status)) ++hung;
-    else if (WEXITSTATUS(status) != 0) ++failed;
+    if (WIFSIGNALED(status))
+      ++hung;
+    else if (WEXITSTATUS(status) != 0)
+      ++failed;
   }
   stop = true;
   for (auto &t : threads) t.join();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Regression tests for what an outside attack on the C API found (docs/reliability.md, "Round
 // two"): sizes from user-controlled dimensions, executor lifecycle under concurrency, stale
 // handles, fork, rois changed during phase 2, bounded scratch, aliasing, thread-count limits.

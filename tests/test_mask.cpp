@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aclnnMaxPool2dWithMask / aclnnMaxPool2dWithMaskBackward (Ascend910B / Ascend910_93 profiles):
 // the same numbers as the Indices pair, the mask layout (int32 flat indices from the start of the
 // INT8 buffer, the rest zero; a bit per output for 1x1 windows), the validation rules.

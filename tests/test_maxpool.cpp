@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aclnnMaxPool2dWithIndices / aclnnMaxPool2dWithIndicesBackward: output-size table, the
 // validation cascade (one test per rule), CANN's own cases, random configurations against the
 // naive reference, PyTorch golden files, phase-2 index checks with guard bytes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Product profiles (spec/products.md): every row of the tables, under each profile.
 #include <cstdlib>
 

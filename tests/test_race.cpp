@@ -11,8 +11,8 @@
 // library reads each such datum once and uses the value it checked (docs/reliability.md).
 // Before that rule, the RoI backward's AVX2 eight-bin path checked eight argmax values with one
 // load and used a second load of them as the accumulator index; this file caught it.
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <functional>
 #include <set>
@@ -39,7 +39,8 @@ constexpr uint32_t kSentinelBits = 0x00000A5Au;
 class Guarded {
  public:
   Guarded(size_t bytes, size_t guard)
-      : bytes_((bytes + 63) / 64 * 64), guard_((guard + 63) / 64 * 64),
+      : bytes_((bytes + 63) / 64 * 64),
+        guard_((guard + 63) / 64 * 64),
         words_((2 * guard_ + bytes_) / 4, kSentinelBits) {}
   void *data() { return reinterpret_cast<char *>(words_.data()) + guard_; }
   // Index of the first guard word that changed, or -1.
@@ -63,7 +64,9 @@ struct GTensor {
   Guarded mem;
   aclTensor *t = nullptr;
   GTensor(std::vector<int64_t> d, aclDataType type, aclFormat fmt, size_t guard)
-      : dims(std::move(d)), dt(type), mem(static_cast<size_t>(count(dims) * elem_size(type)), guard) {
+      : dims(std::move(d)),
+        dt(type),
+        mem(static_cast<size_t>(count(dims) * elem_size(type)), guard) {
     const std::vector<int64_t> s = contiguous_strides(dims);
     t = aclCreateTensor(dims.data(), dims.size(), dt, s.data(), 0, fmt, dims.data(), dims.size(),
                         mem.data());
@@ -80,8 +83,7 @@ struct GTensor {
       if (dt == ACL_FLOAT)
         static_cast<float *>(mem.data())[i] = v;
       else
-        static_cast<uint16_t *>(mem.data())[i] =
-            dt == ACL_FLOAT16 ? f32_to_f16(v) : f32_to_bf16(v);
+        static_cast<uint16_t *>(mem.data())[i] = dt == ACL_FLOAT16 ? f32_to_f16(v) : f32_to_bf16(v);
     }
   }
 };
@@ -146,7 +148,8 @@ std::string race(const Phase1 &phase1, Phase2 phase2, const Flip &flip, int iter
   std::thread flipper([&] {
     for (uint64_t round = 0; !stop.load(std::memory_order_relaxed); ++round) {
       // Every other round the value farthest out, which lands in a guard if it is ever used.
-      const int64_t bad = round % 2 ? flip.invalid[0] : flip.invalid[round / 2 % flip.invalid.size()];
+      const int64_t bad =
+          round % 2 ? flip.invalid[0] : flip.invalid[round / 2 % flip.invalid.size()];
       for (int64_t i = 0; i < flip.words; ++i) flip.store(i, bad);
       for (int64_t i = 0; i < flip.words; ++i) flip.store(i, flip.valid[i]);
     }
@@ -163,8 +166,7 @@ std::string race(const Phase1 &phase1, Phase2 phase2, const Flip &flip, int iter
   EXPECT_EQ(other, 0) << kernel;
   EXPECT_EQ(work.first_changed_guard(), -1) << kernel << ": a write outside the workspace";
   for (size_t i = 0; i < outputs.size(); ++i)
-    EXPECT_EQ(outputs[i]->first_changed_guard(), -1)
-        << kernel << ": a write outside output " << i;
+    EXPECT_EQ(outputs[i]->first_changed_guard(), -1) << kernel << ": a write outside output " << i;
   EXPECT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
   return kernel;
 }
@@ -207,23 +209,26 @@ TEST(Race, MaxPool2dBackwardIndicesFlipped) {
             idx(o, idt, c.fmt, 64), gx(c.x, ACL_FLOAT, c.fmt, guard);
         gy.fill_float(1.0f);
         IntArray k({c.k, c.k}), s({c.s, c.s}), p({c.p, c.p}), d({1, 1});
-        Flip f{idx.mem.data(), idx.numel(), static_cast<int>(elem_size(idt)),
-               spread(idx.numel(), hw), {}};
+        Flip f{idx.mem.data(),
+               idx.numel(),
+               static_cast<int>(elem_size(idt)),
+               spread(idx.numel(), hw),
+               {}};
         f.invalid = bad_indices(hw, 1 << 18);
         if (idt == ACL_INT64) f.invalid.push_back((int64_t(1) << 32) + 3);  // narrows to 3
         kernels.insert(race(
             [&](uint64_t *ws, aclOpExecutor **ex) {
-              return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
-                  gy.t, self.t, idx.t, k, s, p, d, false, gx.t, ws, ex);
+              return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t, self.t, idx.t, k, s, p,
+                                                                       d, false, gx.t, ws, ex);
             },
             aclnnMaxPool2dWithIndicesBackward, f, kIters, {&gx.mem}));
       }
   poolgradSetCpuCapability("avx512");
   // Every row the cases are meant to reach ran (where the CPU has it).
   for (const char *want : {"backward-planes/", "backward-channels-last"})
-    EXPECT_TRUE(std::any_of(kernels.begin(), kernels.end(),
-                            [&](const std::string &n) { return n.find(want) == 0; }))
-        << want;
+    EXPECT_TRUE(std::any_of(kernels.begin(), kernels.end(), [&](const std::string &n) {
+      return n.find(want) == 0;
+    })) << want;
 }
 
 TEST(Race, MaxPool2dWithMaskBackwardMaskFlipped) {
@@ -243,7 +248,7 @@ TEST(Race, MaxPool2dWithMaskBackwardMaskFlipped) {
     race(
         [&](uint64_t *ws, aclOpExecutor **ex) {
           return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(gy.t, self.t, mask.t, k, s, p, d,
-                                                               false, gx.t, ws, ex);
+                                                                false, gx.t, ws, ex);
         },
         aclnnMaxPool2dWithMaskBackward, f, kIters, {&gx.mem});
   }
@@ -266,7 +271,7 @@ TEST(Race, MaxPool3dAndAdaptiveBackwardsIndicesFlipped) {
         race(
             [&](uint64_t *ws, aclOpExecutor **ex) {
               return aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(gy.t, self.t, idx.t, k, s, p,
-                                                                     d, false, gx.t, ws, ex);
+                                                                      d, false, gx.t, ws, ex);
             },
             aclnnMaxPool3dWithArgmaxBackward, f, kIters, {&gx.mem});
       }
@@ -290,8 +295,7 @@ TEST(Race, MaxPool3dAndAdaptiveBackwardsIndicesFlipped) {
         GTensor gy(o2, ACL_FLOAT, ACL_FORMAT_NCHW, 64), self(x2, ACL_FLOAT, ACL_FORMAT_NCHW, 64),
             idx(o2, idt, ACL_FORMAT_NCHW, 64), gx(x2, ACL_FLOAT, ACL_FORMAT_NCHW, guard);
         gy.fill_float(1.0f);
-        Flip f{idx.mem.data(), idx.numel(), 8, spread(idx.numel(), 256),
-               bad_indices(256, 1 << 18)};
+        Flip f{idx.mem.data(), idx.numel(), 8, spread(idx.numel(), 256), bad_indices(256, 1 << 18)};
         race(
             [&](uint64_t *ws, aclOpExecutor **ex) {
               return aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(gy.t, self.t, idx.t, gx.t, ws,
@@ -309,10 +313,10 @@ struct RoiSetup {
   static constexpr int64_t N = 2, C = 16, H = 16, W = 16, R = 32, P = 7;
   GTensor x{{N, C, H, W}, ACL_FLOAT, ACL_FORMAT_ND, 64};
   GTensor rois{{R, 5}, ACL_FLOAT, ACL_FORMAT_ND, 64};
-  GTensor y{{R, C, P, P}, ACL_FLOAT, ACL_FORMAT_ND, guard_for(1 << 20, R * C * P * P * 4)};
-  GTensor am{{R, C, P, P}, ACL_INT32, ACL_FORMAT_ND, guard_for(1 << 20, R * C * P * P * 4)};
+  GTensor y{{R, C, P, P}, ACL_FLOAT, ACL_FORMAT_ND, guard_for(1 << 20, R *C *P *P * 4)};
+  GTensor am{{R, C, P, P}, ACL_INT32, ACL_FORMAT_ND, guard_for(1 << 20, R *C *P *P * 4)};
   GTensor gy{{R, C, P, P}, ACL_FLOAT, ACL_FORMAT_ND, 64};
-  GTensor gx{{N, C, H, W}, ACL_FLOAT, ACL_FORMAT_ND, guard_for(1 << 20, N * C * H * W * 4)};
+  GTensor gx{{N, C, H, W}, ACL_FLOAT, ACL_FORMAT_ND, guard_for(1 << 20, N *C *H *W * 4)};
   RoiSetup() {
     gy.fill_float(1.0f);
     x.fill_float(0.5f);

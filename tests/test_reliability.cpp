@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reliability: overflow and size safety, concurrency, repeated-run determinism, executor misuse,
 // and regression tests for what the fuzzers found.
 #include <algorithm>

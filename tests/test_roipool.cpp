@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aclnnRoiPoolingWithArgMax / aclnnRoiPoolingGradWithArgMax: the spec's worked examples, the
 // validation lists (one test per rule), CANN's cases, random cases against a naive reference,
 // torchvision golden files, phase-2 data errors with guard bytes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ACL runtime subset, tensor handles and executors.
 #include <cstdio>
 #include <thread>

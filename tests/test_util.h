@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test helpers: host tensors with arbitrary strides, offsets and guard bytes; status checks.
 // Nothing here uses poolgrad's internals: only the public C API.
 #pragma once

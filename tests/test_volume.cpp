@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aclnnMaxPool3dWithArgmax(Backward) and aclnnAdaptiveMaxPool3d(Backward): random cases against an
 // independent naive reference (ceil mode, padding, dilation, empty windows, overlapping bins, ties,
 // NaN, 4-D and 5-D, NDHWC, strided views, float16 / bfloat16, INT32 / INT64 indices, empty

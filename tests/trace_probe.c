@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One accepted and one refused call, for the POOLGRAD_LOG tests. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad: CANN-compatible entry header (acl/acl.h). */
 #ifndef POOLGRAD_ACL_ACL_H_
 #define POOLGRAD_ACL_ACL_H_

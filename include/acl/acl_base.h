@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad: CANN-compatible base types of the ACL runtime (acl/acl_base.h).
  * Names and numeric values follow CANN's public headers so that programs written
  * for an Ascend NPU compile unchanged. C99 and C++. */

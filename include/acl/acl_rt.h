@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad: the subset of CANN's runtime API (acl/acl_rt.h) that aclnn programs use.
  * On a host without an accelerator there is one device, id 0, whose memory is host memory. */
 #ifndef POOLGRAD_ACL_ACL_RT_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad: CANN-compatible tensor meta API (aclnn/acl_meta.h). */
 #ifndef POOLGRAD_ACLNN_ACL_META_H_
 #define POOLGRAD_ACLNN_ACL_META_H_

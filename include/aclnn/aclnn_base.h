@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad: CANN-compatible aclnn base (aclnn/aclnn_base.h): status codes and executors. */
 #ifndef POOLGRAD_ACLNN_ACLNN_BASE_H_
 #define POOLGRAD_ACLNN_ACLNN_BASE_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad: aclnnAdaptiveMaxPool2dBackward, CANN's signature. */
 #ifndef POOLGRAD_ACLNNOP_ADAPTIVE_MAX_POOL2D_BACKWARD_H_
 #define POOLGRAD_ACLNNOP_ADAPTIVE_MAX_POOL2D_BACKWARD_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad: aclnnAdaptiveMaxPool3d, CANN's signature. */
 #ifndef POOLGRAD_ACLNNOP_ADAPTIVE_MAX_POOL3D_H_
 #define POOLGRAD_ACLNNOP_ADAPTIVE_MAX_POOL3D_H_

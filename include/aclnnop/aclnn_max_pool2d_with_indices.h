@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad: aclnnMaxPool2dWithIndices and aclnnMaxPool2dWithMask, CANN's signatures. */
 #ifndef POOLGRAD_ACLNNOP_MAX_POOL2D_WITH_INDICES_H_
 #define POOLGRAD_ACLNNOP_MAX_POOL2D_WITH_INDICES_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad: aclnnMaxPool2dWithIndicesBackward, CANN's signature. */
 #ifndef POOLGRAD_ACLNNOP_MAX_POOL2D_WITH_INDICES_BACKWARD_H_
 #define POOLGRAD_ACLNNOP_MAX_POOL2D_WITH_INDICES_BACKWARD_H_

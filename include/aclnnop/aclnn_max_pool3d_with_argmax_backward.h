@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad: aclnnMaxPool3dWithArgmaxBackward, CANN's signature. */
 #ifndef POOLGRAD_ACLNNOP_MAX_POOL3D_WITH_ARGMAX_BACKWARD_H_
 #define POOLGRAD_ACLNNOP_MAX_POOL3D_WITH_ARGMAX_BACKWARD_H_

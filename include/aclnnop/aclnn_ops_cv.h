@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad: the aggregate header of the cv operator repository's APIs that poolgrad provides. */
 #ifndef POOLGRAD_ACLNNOP_OPS_CV_H_
 #define POOLGRAD_ACLNNOP_OPS_CV_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad: the aggregate header of the nn operator repository's APIs that poolgrad provides. */
 #ifndef POOLGRAD_ACLNNOP_OPS_NN_H_
 #define POOLGRAD_ACLNNOP_OPS_NN_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad: aclnnRoiPoolingGradWithArgMax, CANN's signature. gradInputRef is declared const as
  * upstream declares it, but it is the output: it is overwritten. */
 #ifndef POOLGRAD_ACLNNOP_ROI_POOLING_GRAD_WITH_ARG_MAX_H_

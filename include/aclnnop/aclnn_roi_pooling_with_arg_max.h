@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad: aclnnRoiPoolingWithArgMax, CANN's signature (float H and W scales). */
 #ifndef POOLGRAD_ACLNNOP_ROI_POOLING_WITH_ARG_MAX_H_
 #define POOLGRAD_ACLNNOP_ROI_POOLING_WITH_ARG_MAX_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poolgrad's own (non-CANN) controls. */
 #ifndef POOLGRAD_POOLGRAD_H_
 #define POOLGRAD_POOLGRAD_H_

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """poolgrad: CANN's max-pool and RoI-pool operators (forward and backward) on the CPU.
 
 Works with any CPU array that speaks DLPack (NumPy, PyTorch); outputs are of the same library as

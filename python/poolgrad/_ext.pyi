@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """poolgrad's C API for Python (internal: use the poolgrad package)"""
 
 from collections.abc import Sequence

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The `poolgrad` command: golden data for CANN operator developers, judged by CANN's standards.
 
   poolgrad golden OP [options]            run an operator on .npy/.bin inputs, write every output

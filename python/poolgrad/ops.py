@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """poolgrad's operators in PyTorch (namespace ``poolgrad``): ``torch.ops.poolgrad.*``.
 
 Each op has the schema of the operator it stands in for, so that it is drop-in:

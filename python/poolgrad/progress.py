@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A one-line progress bar for long suites: counts, the current case and an ETA, redrawn in
 place on a terminal; nothing at all when the stream is a pipe or a file (so logs stay clean)."""
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """CANN's precision standards: is a device output close enough to poolgrad's golden?
 
 Four standards, their thresholds and the rules for NaN and inf as CANN publishes them (the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Golden suites: many cases from one case list, judged as a whole against a device's run.
 
 A case list (CSV or JSON) has the same columns for every operator (CASE_COLUMNS). `write_goldens`

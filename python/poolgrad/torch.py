@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch modules and functions backed by poolgrad's registered ops (poolgrad/ops.py).
 
 ``max_pool2d`` / ``MaxPool2d``, ``max_pool3d`` / ``MaxPool3d``, ``adaptive_max_pool2d`` /

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """poolgrad as the CPU golden, and as the third-party implementation, for CANN's operator test kit.
 
 The kit (hicann/ops-test-kit) loads a plugin file with --plugin; the file's __spec__ maps each

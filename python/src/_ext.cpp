@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // poolgrad's Python extension: a thin nanobind layer over the public C API. Arrays arrive through
 // DLPack (NumPy, PyTorch) with their own strides and are passed to aclCreateTensor as views, so
 // nothing is copied. Each call returns (status, message); the Python side raises PoolgradError.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What both Python-facing layers (_ext for NumPy/DLPack arrays, _torch_ops for PyTorch's
 // dispatcher) need to call the public C API on memory a framework owns: an aclTensor viewing that
 // memory, integer-list attributes, and the library's last message.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The autograd formulas of poolgrad's ops (torch_ops.cpp has their schemas and kernels). A
 // forward's gradient is its backward op. A backward op is linear in its gradOutput, so its own
 // gradient (double backward) is the gather of the incoming gradient at the stored indices. Every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // poolgrad's operators in PyTorch's dispatcher (namespace poolgrad): their schemas, which are those
 // of the ATen and torchvision operators they stand in for, and their CPU kernels, which call the
 // public C API on the tensors' own memory. Registered from C++ because a Python kernel costs

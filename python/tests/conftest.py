@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures: a fixed seed and thread count per test."""
 import pytest
 

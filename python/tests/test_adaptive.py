@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """aclnnAdaptiveMaxPool2d and its backward from Python against PyTorch's adaptive_max_pool2d:
 values, indices and gradients (float32 bitwise: the same scan and summation order), overlapping
 bins, 3-D inputs, float16 / bfloat16 (within their rounding of the same float32 sums)."""

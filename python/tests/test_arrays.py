@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the functions take and give: out= arrays, read-only inputs, big-endian and unsupported
 dtypes refused by name, index dtypes as names or dtypes, and the torch ops' thread count."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The `poolgrad golden` and `poolgrad compare` commands, end to end (subprocesses)."""
 import os
 import shutil

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The code blocks of the docs run as written: docs/pytorch.md's Python, docs/golden.md's worked example."""
 import json
 import os

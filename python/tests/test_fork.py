@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A process that forks after a multi-threaded kernel (multiprocessing with the fork start method,
 PyTorch's DataLoader workers) can still run poolgrad in the child: the child starts its own thread
 pool instead of waiting on the parent's threads, which do not exist there."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Mask pair (aclnnMaxPool2dWithMask[Backward]) from Python, as PyTorch's Ascend plugin uses it
 on A2/A3: the mask's int32 indices and the gradients equal PyTorch's max_pool2d_with_indices and its
 backward on random cases; refused on Ascend950; the golden CLI writes the mask."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Max pooling through the Python package against PyTorch (values, indices, autograd)."""
 import numpy as np
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The NumPy path works where torch cannot be imported."""
 import subprocess
 import sys

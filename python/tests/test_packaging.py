@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The package's conventions: typed (py.typed and the extension's interface file _ext.pyi, kept in
 step with the extension), one version string, the wheel's contents."""
 import importlib.metadata
@@ -29,9 +30,9 @@ def test_installed_package_has_one_library_and_no_sources():
     assert [f for f in files if f.startswith("libpoolgrad")] == ["libpoolgrad.so"], files
 
 
-def test_licence_metadata_states_the_licence_file():
+def test_licence_metadata_is_apache_2():
     meta = importlib.metadata.metadata("poolgrad")
-    assert "License :: Other/Proprietary License" in meta.get_all("Classifier")
+    assert "License :: OSI Approved :: Apache Software License" in meta.get_all("Classifier")
     text = meta.get("License") or meta.get("License-Expression") or ""
     files = meta.get_all("License-File") or []
-    assert "No licence has been granted" in text or "LICENSE" in files, (text, files)
+    assert "Apache License" in text or "Apache-2.0" in text or "LICENSE" in files, (text, files)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The golden tools confine every path they write or follow to the directory the user gave, and
 read only regular files (issue 36: a case named ../escaped/evil wrote outside --out-dir; a FIFO
 blocked `compare` for ever; a bad magic was called pickled data; a dtype mismatch passed unsaid)."""

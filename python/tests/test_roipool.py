@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """RoI pooling through the Python package: the backward against torchvision's autograd where the
 geometries agree, the forward against a naive reference of CANN's formula."""
 import math

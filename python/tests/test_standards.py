@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """CANN's precision standards (poolgrad.standards) on crafted arrays at and around every threshold,
 for each dtype, with NaN and inf. The thresholds and the expected metrics are written here from
 the published documents and computed element by element in plain Python, not taken from the module."""

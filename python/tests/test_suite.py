@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Golden suites end to end: a case list over every operator -> goldens -> a perturbed copy as the
 "device" -> compare -> report; forward-then-backward cascades; the determinism check; progress."""
 import csv

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """poolgrad's registered ops (torch.ops.poolgrad.*): opcheck for every op, torch.compile with
 fullgraph=True, torch.export, and second-order gradients (a gradient penalty) equal to torch's."""
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """poolgrad's plugin for CANN's operator test kit: loaded by path as the kit loads it, a spec for
 every aclnn API poolgrad implements, and every case of the example case file run through it the
 way the kit calls it (tensors by position, attributes by name, customize_inputs first)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """aclnnMaxPool3dWithArgmax(Backward) and aclnnAdaptiveMaxPool3d(Backward) from Python against
 PyTorch's max_pool3d_with_indices / adaptive_max_pool3d and their backwards: values, indices and
 gradients (float32 bitwise: the same scan and summation order; float16 / bfloat16 equal to

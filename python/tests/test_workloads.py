@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """bench/workloads.txt, the one workload list (the benchmark binary and bench/compare.py read it):
 every row parses into a call poolgrad accepts."""
 import pathlib

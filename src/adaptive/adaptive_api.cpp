@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aclnnAdaptiveMaxPool2d and aclnnAdaptiveMaxPool2dBackward: the validation cascades of ops-nn's
 // public documentation (docs/adaptive-max-pool.md) and the plans. The backward runs the max-pool
 // backward's kernels (a scatter through the stored indices, whatever made them).

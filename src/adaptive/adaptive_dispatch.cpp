@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The adaptive max-pool forward table. Naming: the path, then "/avx2" for rows whose row
 // conversions run AVX2 code.
 #include "adaptive_dispatch.h"

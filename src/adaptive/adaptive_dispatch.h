@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The adaptive max-pool dispatch: the forward kernel and its name, chosen once in phase 1 (the
 // backward takes the max-pool backward's rows).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Adaptive max pooling 2-D forward: the volume forward (src/volume) on volumes of depth 1, so the
 // 2-D and 3-D adaptive operators share one kernel, one bin rule and one NaN rule.
 #include "../volume/volume_kernels.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Adaptive max pooling 2-D forward kernel: plain parameters (MaxPoolParams: n, c, h, w, ho, wo,
 // dtypes, threads, isa; the attributes are unused) and views; it runs the volume forward
 // (src/volume/volume_kernels.h). The backward is the max-pool backward's scatter (the indices say

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What each product profile accepts for the adaptive max-pool operators (ops-nn's
 // aclnnAdaptiveMaxPool2d / aclnnAdaptiveMaxPool2dBackward documentation: the forward on every
 // product poolgrad models, the backward on Atlas A2/A3 only).

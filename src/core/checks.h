@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The validation steps every operator's phase 1 shares.
 #pragma once
 

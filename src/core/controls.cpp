@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // poolgrad's own controls (threads, version) and the small ACL helpers that are not runtime calls.
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dispatch tables: one per operator, each row a kernel keyed by (device, dtype, index dtype,
 // layout, ISA). Phase 1 computes the key of the call and takes the row; the plan keeps the row's
 // kernel and name, so that the kernel run and the name traced are the same by construction.

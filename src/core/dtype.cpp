@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Dtypes and formats: names, sizes, and the float16 / bfloat16 conversions (round to nearest even).
 #include "dtype.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Dtypes and formats: names, sizes (the one table), float16 / bfloat16 conversions.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The executor registry and the common phase 2.
 #include "executor.h"
 

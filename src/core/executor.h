@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Executors: what phase 1 hands to phase 2. A plan (the kernel to run, bound to plain parameters,
 // the workspace bytes it needs, the thread count fixed in phase 1) lives in a registry keyed by
 // an opaque handle that is never reused, so that a consumed, destroyed or forged handle is

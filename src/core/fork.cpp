@@ -25,8 +25,8 @@ struct ForkLock {
 const ForkLock kLocks[] = {
     {"runtime (aclInit, aclrtMalloc/Free, streams)", runtime_fork_prepare, runtime_fork_parent,
      runtime_fork_child},
-    {"executor registry and each executor's run turn", executor_fork_prepare,
-     executor_fork_parent, executor_fork_child},
+    {"executor registry and each executor's run turn", executor_fork_prepare, executor_fork_parent,
+     executor_fork_child},
     {"thread pool creation", pool_fork_prepare, pool_fork_parent, pool_fork_child},
 };
 constexpr int kCount = sizeof(kLocks) / sizeof(kLocks[0]);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one ISA choice. Phase 1 asks best_isa() once per call and the operator's dispatch table
 // picks the kernel for it; the choice then travels in the kernel's parameters (every vector helper
 // takes it), so no kernel tests the CPU itself and the trace names what ran.

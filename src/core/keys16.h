@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // 16-bit floats (bfloat16, float16) as order-preserving int16 keys, for window scans that compare
 // 16 values with one integer compare (AVX2). A value is a sign and a magnitude; its key is the
 // magnitude, negated where the sign is set: numbers keep their order, and +0.0 and -0.0 share the

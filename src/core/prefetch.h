@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fetching the next block of input into L2 while the current one is computed, and the other
 // cache-size rules of the kernels.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Product profiles (POOLGRAD_SOC): which Ascend product phase 1 behaves as. Each operator keeps
 // its own rule table per profile in its folder (maxpool_rules.cpp, roipool_rules.cpp).
 #pragma once

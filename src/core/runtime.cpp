@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ACL runtime subset for a host without an accelerator: device 0 is the host, device memory
 // is host memory, streams are in-order queues whose work runs at enqueue time.
 #include <sys/stat.h>

@@ -94,8 +94,7 @@ inline void scatter_checked(float *plane, const float *g, const I *idx, int64_t 
     }
   }
   for (; k < n; ++k)
-    add_checked(plane, g[k], static_cast<int64_t>(load_once(idx + k * istride)), hw, pos0 + k,
-                err);
+    add_checked(plane, g[k], static_cast<int64_t>(load_once(idx + k * istride)), hw, pos0 + k, err);
 }
 
 }  // namespace poolgrad

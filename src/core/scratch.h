@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernel scratch carved from the caller's workspace, and the one overflow-checked size helper.
 //
 // Each kernel describes its scratch once, as a sequence of take<T>(count) calls on an Arena. Phase

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Row conversion between the storage dtypes and float32: vectorised (AVX2 + F16C) when the plan's
 // ISA has AVX2 (has_avx2: kAvx2 or above), scalar otherwise.
 #pragma once

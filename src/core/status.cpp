@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Status messages: the calling thread's last error (aclGetRecentErrMsg) and the POOLGRAD_LOG trace.
 #include "status.h"
 

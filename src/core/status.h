@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Status messages: the calling thread's last error text (aclGetRecentErrMsg) and the trace
 // (POOLGRAD_LOG=info|error; off by default).
 #pragma once

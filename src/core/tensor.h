@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The handles of the public tensor C API (aclTensor, aclIntArray, ...): API code only; kernels
 // see views (view.h).
 #pragma once

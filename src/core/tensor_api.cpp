@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The public tensor C API: aclCreateTensor and the int / float / bool arrays, their getters.
 #include <cinttypes>
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernels' thread pool. Workers are plain std::threads that wait for a job, claim its parts
 // from an atomic counter and report back; the calling thread claims parts too.
 //
@@ -7,8 +8,6 @@
 // PyTorch's DataLoader fork exactly so). Here a thread that cannot start means fewer workers, and
 // a forked child drops the inherited pool (pthread_atfork) and starts its own on first use.
 #include "threads.h"
-
-#include "fork.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -23,6 +22,8 @@
 #include <system_error>
 #include <thread>
 #include <vector>
+
+#include "fork.h"
 
 namespace poolgrad {
 

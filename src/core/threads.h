@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernels' thread pool: a fixed split of [0, n) into parts, one per thread, run on
 // poolgrad's own worker threads (not OpenMP), so that a pool that cannot start falls back to
 // fewer threads instead of ending the process, and a forked child re-creates its own pool.

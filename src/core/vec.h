@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Vector code written once with GCC vector extensions and compiled twice: inlined into an AVX2
 // wrapper and into a portable one (POOLGRAD_FOR_ISA); the plan's ISA (p.isa) picks the wrapper.
 // The kernels that use it: the max-pool 2-D forward and the volume forward.

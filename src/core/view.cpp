@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tensor views as the kernels see them: (N, C, H, W) with element strides.
 #include "view.h"
 

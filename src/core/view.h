@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a kernel sees of a tensor: a plain, handle-free view (no aclTensor), and the (N, C, H, W)
 // element-strided form the kernels index.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The 16-bit max-pool forward's window scan in the key domain (AVX2 only): a bfloat16 or float16
 // plane split as int16 keys (core/keys16.h), one int16 compare ordering 16 values against 8 for
 // the float32 scan, from a split plane half the size. Planes holding a NaN (which the scan's strict

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aclnnMaxPool2dWithIndices and aclnnMaxPool2dWithIndicesBackward: the validation cascade of the
 // spec (null pointers, dtypes, formats, shapes and attributes, empty batch) and the executors.
 #include <cinttypes>

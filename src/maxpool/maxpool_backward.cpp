@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Max-pool 2-D backward kernels.
 //
 // Per (n, c) plane, a float32 accumulator (the thread's scratch, in cache) is zeroed, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The validation steps and plan builders the max-pool APIs share (the Indices pair and the Mask
 // pair): dtype and format checks, the geometry of a call (attributes, sizes, output shape), the
 // product profile's rules, and the plans of the forward and backward kernels for an indices view.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the max-pool forward and backward kernels share: element addressing, window taps, index
 // load/store, and the description of a call's workspace (run_parts).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The max-pool dispatch tables. Naming: the path, then "/avx2" or "/avx512" for rows that run
 // AVX2 or AVX-512 code.
 #include "maxpool_dispatch.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Max-pool 2-D forward kernels.
 //
 // Per (n, c) plane, the plane is converted to float32 and split by column phase (column j goes

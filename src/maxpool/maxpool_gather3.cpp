@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Max-pool 2-D backward: a write-only gather of a plane for 3x3 windows at stride 2 with padding 1
 // (the ResNet stem), AVX-512.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Max-pool 2-D CPU kernels. They take plain parameters, never handles, and validate nothing the
 // user can get wrong except the index data they must read anyway.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aclnnMaxPool2dWithMask and aclnnMaxPool2dWithMaskBackward: the max-pool pair the frameworks call
 // on Atlas A2/A3 (docs/mask.md). The "mask" is an INT8 buffer of shape
 // [N, C, kH*kW, (ceil(Hout*Wout/16) + 1) * 32]; for windows other than 1x1 it holds the int32 flat

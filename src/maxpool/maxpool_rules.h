@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What each product profile accepts for the max-pool operators (spec/products.md).
 #pragma once
 

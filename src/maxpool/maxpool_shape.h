@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Max-pool 2-D: the output-size formula and the attribute rules, integers in, status out.
 // The one copy of these rules; both the forward and the backward use it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aclnnRoiPoolingWithArgMax and aclnnRoiPoolingGradWithArgMax: validation cascades of the spec,
 // phase-2 data checks (batch index, argmax) and the executors.
 #include <cinttypes>

@@ -64,8 +64,7 @@ __attribute__((target("avx2"))) void scatter_run_avx2(float *__restrict plane, c
   int64_t k = 0;
   alignas(32) uint32_t ix[8];
   for (; k + 8 <= n; k += 8) {
-    const __m256i va =
-        checked_lanes(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(a + k)));
+    const __m256i va = checked_lanes(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(a + k)));
     _mm256_store_si256(reinterpret_cast<__m256i *>(ix), va);
     // a in [0, hw) as unsigned  <=>  max_u(a, hw - 1) == hw - 1
     const __m256i in = _mm256_cmpeq_epi32(_mm256_max_epu32(va, last), last);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The RoI kernels' shared pieces: the ROI table read once, bin geometry, buckets, the cost split.
 #include "roipool_common.h"
 

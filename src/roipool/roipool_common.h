@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the RoI forward and backward kernels share: addressing, the private copy of the ROIs, bin
 // geometry, batch buckets and the cost split.
 #pragma once
@@ -20,7 +21,8 @@ inline float roi_value(const RoiParams &p, const Strided2 &r, int64_t i, int64_t
   const char *q = r.base + (i * r.s0 + j * r.s1) * dtype_size(p.dtype);
   // Read once (scatter.h): read_rois copies each value into the workspace, and only the copy is
   // checked and used.
-  if (p.dtype == ACL_FLOAT16) return half_to_float(load_once(reinterpret_cast<const uint16_t *>(q)));
+  if (p.dtype == ACL_FLOAT16)
+    return half_to_float(load_once(reinterpret_cast<const uint16_t *>(q)));
   return load_once(reinterpret_cast<const float *>(q));
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The RoI pooling dispatch tables. Naming: the path, then "/avx2" for rows that run AVX2 code.
 #include "roipool_dispatch.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The RoI pooling dispatch: the kernel (and its name) for a call, chosen once in phase 1.
 #pragma once
 

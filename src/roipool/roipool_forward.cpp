@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RoI pooling forward kernels.
 //
 // Sixteen-channel blocks (AVX2): the ROIs are bucketed by batch index; items are (batch, block of

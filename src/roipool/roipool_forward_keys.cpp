@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The float16 RoI forward's key-domain scan (roipool_forward_keys.h).
 #include "roipool_forward_keys.h"
 

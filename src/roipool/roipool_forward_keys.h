@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sixteen-channel RoI forward for float16 maps, in the key domain (core/keys16.h, AVX2 only):
 // a block's planes are copied pixel-major as int16 keys, 16 channels in one vector, so that each
 // window pixel takes one compare, one max and one blend for all 16 channels (the float32 scan

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RoI max pooling (Fast R-CNN, MMCV geometry) CPU kernels: plain parameters, no handles.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aclnnAdaptiveMaxPool3d and aclnnAdaptiveMaxPool3dBackward: the validation cascades of ops-nn's
 // public documentation and op_api checks (docs/max-pool-3d.md) and the plans. The windows are
 // adaptive bins; the kernels are the volume kernels the 3-D max pool runs.

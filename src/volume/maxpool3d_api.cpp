@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // aclnnMaxPool3dWithArgmax and aclnnMaxPool3dWithArgmaxBackward: the validation cascades of
 // ops-nn's public documentation and op_api checks (docs/max-pool-3d.md) and the plans.
 #include <cinttypes>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The volume backward (3-D max pooling and adaptive max pooling 3-D): per (n, c) volume, a float32
 // accumulator (the thread's scratch, or a small float32 gradInput itself) is zeroed, gradOutput is
 // scattered into it through the stored indices in (od, oh, ow) order (PyTorch's CPU order: float32

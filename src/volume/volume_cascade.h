@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The validation steps and the end of phase 1 that the 3-D max pool and the 3-D adaptive max pool
 // share: ranks, the volume's sizes, the 3-D attributes, the index range rule, and the plan.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The volume tables. Naming: the path, then "/avx2" for rows whose vector code and row conversions
 // run AVX2.
 #include "volume_dispatch.h"

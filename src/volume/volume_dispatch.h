@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The volume dispatch: the forward and backward kernels (and their names) for a call, chosen once
 // in phase 1.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The volume forward (3-D max pooling and adaptive max pooling, 2-D and 3-D).
 //
 // Per (n, c) volume and output row (od, oh), two steps:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Max pooling over (D, H, W) volumes, the kernels of the 3-D max pool and of the adaptive max
 // pools (2-D ones run as volumes of depth 1). Plain parameters and views, never handles. A
 // window is described per axis (Axis), so one forward serves both kinds of window: a max-pool

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What each product profile accepts for the 3-D max pool and the 3-D adaptive max pool (ops-nn's
 // public documentation of aclnnMaxPool3dWithArgmax(Backward) and aclnnAdaptiveMaxPool3d(Backward);
 // docs/max-pool-3d.md). Every one of the four runs on every profile poolgrad models.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the build tree into a scratch prefix laid out like CANN's toolkit, sources its
 # set_env.sh, and builds and runs a CANN-style sample project against it; checks pkg-config too.
 # Usage: run.sh BUILD_DIR SOURCE_DIR WORK_DIR

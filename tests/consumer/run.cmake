@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installs the build tree into a scratch prefix, configures and builds tests/consumer against it,
 # runs the samples and checks their printed results.
 file(REMOVE_RECURSE ${WORK})
