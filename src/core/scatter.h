@@ -8,10 +8,6 @@
 
 #include <cstdint>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
 namespace poolgrad {
 
 // The first data error of a kernel: each part keeps its own, the smallest position wins, so the
@@ -39,8 +35,8 @@ inline bool in_plane(int64_t k, int64_t hw) {
 // returns is both checked and used. A caller that changes its buffer while phase 2 runs can then
 // change the numbers, never the addresses. A relaxed atomic load compiles to a plain load, but the
 // compiler may not load the value a second time (which it may for a plain read, data races being
-// undefined). Vector paths that check a vector of indices take their addresses from that vector
-// register, never from memory again.
+// undefined). Vector paths load the indices once into registers, pin them (pin_loaded), build
+// the vector they check from them and take the addresses from them.
 template <class T>
 inline T load_once(const T *p) {
   T v;
@@ -48,15 +44,17 @@ inline T load_once(const T *p) {
   return v;
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-// A vector of indices loaded once, to be checked and then used lane by lane: opaque to the
-// optimiser, so that the lanes used as addresses are the lanes checked (it cannot replace them by
-// a second load of the caller's memory).
-__attribute__((target("avx2"))) inline __m256i checked_lanes(__m256i v) {
-  __asm__("" : "+x"(v));
-  return v;
+// Values loaded once (several at a time, for a vector check built from them): opaque to the
+// optimiser from here on, so that the values checked and the values used as addresses are these
+// registers and the compiler cannot replace them by a second load of the caller's memory.
+template <class T>
+inline void pin_one(T &v) {
+  __asm__("" : "+r"(v));
 }
-#endif
+template <class... T>
+inline void pin_loaded(T &...v) {
+  (pin_one(v), ...);
+}
 
 // The one place a loaded index becomes an address: plane[v] += g for v in the plane; -1 skipped;
 // any other value noted at position pos. Takes the value, not where it came from.
