@@ -66,7 +66,7 @@ TEST(Runtime, Memory) {
   EXPECT_EQ(static_cast<unsigned char *>(p)[99], 0x5a);
   EXPECT_EQ(aclrtMemset(p, 100, 0, 101), ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(aclrtMemset(nullptr, 100, 0, 10), ACL_ERROR_INVALID_PARAM);
-  char host[100] = {0};
+  char host[200] = {0};
   EXPECT_EQ(aclrtMemcpy(host, 100, p, 100, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
   EXPECT_EQ(host[0], 0x5a);
   EXPECT_EQ(aclrtMemcpy(host, 50, p, 100, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_INVALID_PARAM);
@@ -79,9 +79,20 @@ TEST(Runtime, Memory) {
             ACL_ERROR_INVALID_PARAM);
   EXPECT_NE(pgtest::last_msg().find("src"), std::string::npos);
   EXPECT_EQ(aclrtMemcpy(p, 100, host, 100, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
-  EXPECT_EQ(aclrtMemcpy(static_cast<char *>(p) + 50, 51, host, 51, ACL_MEMCPY_HOST_TO_DEVICE),
-            ACL_ERROR_INVALID_PARAM);  // one byte past the allocation
+  // CANN's padding: 100 bytes asked for are 128 + 32 = 160 bytes of device memory.
+  EXPECT_EQ(aclrtMemcpy(static_cast<char *>(p) + 50, 110, host, 110, ACL_MEMCPY_HOST_TO_DEVICE),
+            ACL_SUCCESS);
+  EXPECT_EQ(aclrtMemcpy(static_cast<char *>(p) + 50, 111, host, 111, ACL_MEMCPY_HOST_TO_DEVICE),
+            ACL_ERROR_INVALID_PARAM);  // one byte past the padded allocation
   pgtest::last_msg();
+  {  // A 32-byte request reads back 64 bytes, as CANN's aclnnAdaptiveMaxPool3d sample does.
+    void *small = nullptr;
+    ASSERT_EQ(aclrtMalloc(&small, 32, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(host, 64, small, 64, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    EXPECT_EQ(aclrtMemcpy(host, 65, small, 65, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_INVALID_PARAM);
+    pgtest::last_msg();
+    EXPECT_EQ(aclrtFree(small), ACL_SUCCESS);
+  }
   EXPECT_EQ(aclrtMemcpy(host + 50, 50, host, 50, ACL_MEMCPY_HOST_TO_HOST), ACL_SUCCESS);
   EXPECT_EQ(aclrtMemcpy(p, 100, p, 100, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_SUCCESS);
   EXPECT_EQ(aclrtMalloc(nullptr, 10, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);

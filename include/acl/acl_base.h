@@ -111,6 +111,25 @@ ACL_FUNC_VISIBILITY aclFloat16 aclFloatToFloat16(float value);
 /** Size in bytes of one element of dataType (0 for an unknown type). */
 ACL_FUNC_VISIBILITY size_t aclDataTypeSize(aclDataType dataType);
 
+/* Tensor descriptions and data buffers, the runtime's own description of a tensor and of a block
+ * of memory. Negative dims (CANN's dynamic -1 / -2) count as no elements. */
+typedef struct aclTensorDesc aclTensorDesc;
+typedef struct aclDataBuffer aclDataBuffer;
+ACL_FUNC_VISIBILITY aclTensorDesc *aclCreateTensorDesc(aclDataType dataType, int numDims,
+                                                       const int64_t *dims, aclFormat format);
+ACL_FUNC_VISIBILITY void aclDestroyTensorDesc(const aclTensorDesc *desc);
+ACL_FUNC_VISIBILITY aclDataType aclGetTensorDescType(const aclTensorDesc *desc);
+ACL_FUNC_VISIBILITY aclFormat aclGetTensorDescFormat(const aclTensorDesc *desc);
+ACL_FUNC_VISIBILITY size_t aclGetTensorDescSize(const aclTensorDesc *desc);
+ACL_FUNC_VISIBILITY size_t aclGetTensorDescElementCount(const aclTensorDesc *desc);
+ACL_FUNC_VISIBILITY size_t aclGetTensorDescNumDims(const aclTensorDesc *desc);
+ACL_FUNC_VISIBILITY aclError aclGetTensorDescDimV2(const aclTensorDesc *desc, size_t index,
+                                                   int64_t *dimSize);
+ACL_FUNC_VISIBILITY aclDataBuffer *aclCreateDataBuffer(void *data, size_t size);
+ACL_FUNC_VISIBILITY aclError aclDestroyDataBuffer(const aclDataBuffer *dataBuffer);
+ACL_FUNC_VISIBILITY void *aclGetDataBufferAddr(const aclDataBuffer *dataBuffer);
+ACL_FUNC_VISIBILITY size_t aclGetDataBufferSizeV2(const aclDataBuffer *dataBuffer);
+
 #ifdef __cplusplus
 }
 #endif

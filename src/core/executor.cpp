@@ -156,7 +156,7 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
   void *const scratch = plan.workspace > 0 ? aligned_start(workspace) : workspace;
   if (!plan.run) {
     if (trace_info())
-      std::fprintf(stderr, "poolgrad: %s %s kernel=none (empty) time=0.000ms status=0\n", api,
+      std::fprintf(log_stream(), "poolgrad: %s %s kernel=none (empty) time=0.000ms status=0\n", api,
                    plan.trace.c_str());
     return ACLNN_SUCCESS;
   }
@@ -168,8 +168,9 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
       st = plan.run(scratch);
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      std::fprintf(stderr, "poolgrad: %s %s kernel=%s threads=%d time=%.3fms status=%d\n", api,
-                   plan.trace.c_str(), plan.kernel.c_str(), plan.threads, ms, static_cast<int>(st));
+      std::fprintf(log_stream(), "poolgrad: %s %s kernel=%s threads=%d time=%.3fms status=%d\n",
+                   api, plan.trace.c_str(), plan.kernel.c_str(), plan.threads, ms,
+                   static_cast<int>(st));
     } else {
       st = plan.run(scratch);
     }

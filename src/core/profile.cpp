@@ -50,10 +50,11 @@ bool load_soc_from_env() {
       set_soc(e.soc);
       return true;
     }
-  set_error(
-      "aclInit: POOLGRAD_SOC=%s is not a known product; valid values: Ascend950, Ascend910B, "
-      "Ascend910_93",
-      v);
+  // (aclInit returns this status: the log line names it.)
+  fail(ACL_ERROR_INVALID_PARAM,
+       "aclInit: POOLGRAD_SOC=%s is not a known product; valid values: Ascend950, Ascend910B, "
+       "Ascend910_93",
+       v);
   return false;
 }
 

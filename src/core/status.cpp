@@ -39,21 +39,53 @@ std::string format(const char *fmt, ...) {
   return s;
 }
 
-LogLevel log_level() {
-  static const LogLevel level = [] {
-    const char *v = std::getenv("POOLGRAD_LOG");
-    if (v && (std::strcmp(v, "info") == 0 || std::strcmp(v, "INFO") == 0)) return LogLevel::kInfo;
-    if (v && (std::strcmp(v, "error") == 0 || std::strcmp(v, "ERROR") == 0))
-      return LogLevel::kError;
-    return LogLevel::kOff;
-  }();
-  return level;
+namespace {
+struct LogSetting {
+  LogLevel level = LogLevel::kOff;
+  FILE *stream = stderr;
+};
+
+// POOLGRAD_LOG (info | error, to stderr) first; else CANN's own variables, as CANN reads them: with
+// ASCEND_SLOG_PRINT_TO_STDOUT=1 the log goes to stdout at ASCEND_GLOBAL_LOG_LEVEL (0 debug and 1
+// info: the call trace; 2 warning and 3 error: failures only; 4: nothing; CANN's default is 3).
+// Without ASCEND_SLOG_PRINT_TO_STDOUT CANN writes its log to files, which poolgrad does not keep.
+LogSetting read_log_setting() {
+  LogSetting s;
+  const char *v = std::getenv("POOLGRAD_LOG");
+  if (v && *v) {
+    if (std::strcmp(v, "info") == 0 || std::strcmp(v, "INFO") == 0) s.level = LogLevel::kInfo;
+    if (std::strcmp(v, "error") == 0 || std::strcmp(v, "ERROR") == 0) s.level = LogLevel::kError;
+    return s;
+  }
+  const char *out = std::getenv("ASCEND_SLOG_PRINT_TO_STDOUT");
+  if (!out || std::strcmp(out, "1") != 0) return s;
+  s.stream = stdout;
+  const char *lv = std::getenv("ASCEND_GLOBAL_LOG_LEVEL");
+  const int level = lv && *lv ? std::atoi(lv) : 3;
+  s.level = level <= 1 ? LogLevel::kInfo : level <= 3 ? LogLevel::kError : LogLevel::kOff;
+  return s;
 }
 
-static void log_error(aclnnStatus status) {
-  if (log_level() != LogLevel::kOff)
-    std::fprintf(stderr, "poolgrad: error %d: %s\n", static_cast<int>(status),
-                 t_last_error.c_str());
+const LogSetting &log_setting() {
+  static const LogSetting setting = read_log_setting();
+  return setting;
+}
+
+void log_error(const int *status) {
+  if (log_level() == LogLevel::kOff) return;
+  if (status)
+    std::fprintf(log_stream(), "poolgrad: error %d: %s\n", *status, t_last_error.c_str());
+  else
+    std::fprintf(log_stream(), "poolgrad: error: %s\n", t_last_error.c_str());
+}
+}  // namespace
+
+LogLevel log_level() {
+  return log_setting().level;
+}
+
+FILE *log_stream() {
+  return log_setting().stream;
 }
 
 void set_error(const char *fmt, ...) {
@@ -61,7 +93,7 @@ void set_error(const char *fmt, ...) {
   va_start(ap, fmt);
   t_last_error = vformat(fmt, ap);
   va_end(ap);
-  log_error(0);
+  log_error(nullptr);  // (a function that returns a pointer, not a status)
 }
 
 aclnnStatus fail(aclnnStatus status, const char *fmt, ...) {
@@ -69,7 +101,7 @@ aclnnStatus fail(aclnnStatus status, const char *fmt, ...) {
   va_start(ap, fmt);
   t_last_error = vformat(fmt, ap);
   va_end(ap);
-  log_error(status);
+  log_error(&status);
   return status;
 }
 

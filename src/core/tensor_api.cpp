@@ -10,46 +10,47 @@
 
 using namespace poolgrad;
 
-extern "C" {
+namespace {
 
-aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
-                           const int64_t *stride, int64_t offset, aclFormat format,
-                           const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
-  static const char *api = "aclCreateTensor";
+// Checks a tensor's description and, when it is valid, writes it into *t; false (with a message)
+// otherwise, leaving *t alone. aclCreateTensor and aclInitTensor share it.
+bool describe(const char *api, aclTensor *t, const int64_t *viewDims, uint64_t viewDimsNum,
+              aclDataType dataType, const int64_t *stride, int64_t offset, aclFormat format,
+              const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
   if (viewDimsNum > 0 && viewDims == nullptr) {
     set_error("%s: viewDims must not be null when viewDimsNum is %" PRIu64, api, viewDimsNum);
-    return nullptr;
+    return false;
   }
   if (viewDimsNum > 0 && stride == nullptr) {
     set_error("%s: stride must not be null when viewDimsNum is %" PRIu64, api, viewDimsNum);
-    return nullptr;
+    return false;
   }
   if (storageDimsNum > 0 && storageDims == nullptr) {
     set_error("%s: storageDims must not be null when storageDimsNum is %" PRIu64, api,
               storageDimsNum);
-    return nullptr;
+    return false;
   }
   if (viewDimsNum > 64 || storageDimsNum > 64) {
     set_error("%s: at most 64 dims are supported, but got viewDimsNum=%" PRIu64
               " storageDimsNum=%" PRIu64,
               api, viewDimsNum, storageDimsNum);
-    return nullptr;
+    return false;
   }
   if (dtype_size(dataType) == 0 && dataType != ACL_STRING) {
     // Unknown and sub-byte dtypes are kept (ops reject them with their own message) but must
     // still be a value of the enum.
     if (std::strcmp(dtype_name(dataType), "UNKNOWN") == 0) {
       set_error("%s: dataType %d is not an aclDataType", api, static_cast<int>(dataType));
-      return nullptr;
+      return false;
     }
   }
   if (!is_known_format(format)) {
     set_error("%s: format %d is not an aclFormat", api, static_cast<int>(format));
-    return nullptr;
+    return false;
   }
   if (offset < 0) {
     set_error("%s: offset must be >= 0, but got %" PRId64, api, offset);
-    return nullptr;
+    return false;
   }
   {
     // The byte offset of the first element must fit int64 too, also for an empty view.
@@ -57,7 +58,7 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
     if (__builtin_mul_overflow(offset, es, &bytes)) {
       set_error("%s: offset %" PRId64 " times the element size %" PRId64 " overflows int64", api,
                 offset, es);
-      return nullptr;
+      return false;
     }
   }
   // Storage element count, overflow-checked.
@@ -66,12 +67,12 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
     if (storageDims[i] < 0) {
       set_error("%s: storageDims[%" PRIu64 "] must be >= 0, but got %" PRId64, api, i,
                 storageDims[i]);
-      return nullptr;
+      return false;
     }
     if (__builtin_mul_overflow(storage, storageDims[i], &storage)) {
       set_error("%s: the storage element count %s overflows int64", api,
                 dims_str(std::vector<int64_t>(storageDims, storageDims + storageDimsNum)).c_str());
-      return nullptr;
+      return false;
     }
   }
   // View extent, overflow-checked: the lowest and highest element offsets.
@@ -80,13 +81,13 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
   for (uint64_t i = 0; i < viewDimsNum; ++i) {
     if (viewDims[i] < 0) {
       set_error("%s: viewDims[%" PRIu64 "] must be >= 0, but got %" PRId64, api, i, viewDims[i]);
-      return nullptr;
+      return false;
     }
     if (viewDims[i] == 0) empty = true;
     if (__builtin_mul_overflow(count, viewDims[i], &count)) {
       set_error("%s: the view element count of %s overflows int64", api,
                 dims_str(std::vector<int64_t>(viewDims, viewDims + viewDimsNum)).c_str());
-      return nullptr;
+      return false;
     }
   }
   if (!empty) {
@@ -96,20 +97,20 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
         set_error("%s: the view extent overflows int64 (viewDims[%" PRIu64 "]=%" PRId64
                   ", stride[%" PRIu64 "]=%" PRId64 ")",
                   api, i, viewDims[i], i, stride[i]);
-        return nullptr;
+        return false;
       }
       if (__builtin_add_overflow(span > 0 ? hi : lo, span, span > 0 ? &hi : &lo)) {
         set_error("%s: offset %" PRId64 " plus the view extent overflows int64 (viewDims[%" PRIu64
                   "]=%" PRId64 ", stride[%" PRIu64 "]=%" PRId64 ")",
                   api, offset, i, viewDims[i], i, stride[i]);
-        return nullptr;
+        return false;
       }
     }
     int64_t bytes;
     int64_t es = dtype_size(dataType) > 0 ? dtype_size(dataType) : 1;
     if (__builtin_mul_overflow(storage, es, &bytes)) {
       set_error("%s: the storage byte size overflows int64", api);
-      return nullptr;
+      return false;
     }
     if (lo < 0 || hi >= storage) {
       set_error("%s: the view (dims %s, strides %s, offset %" PRId64 ") reaches elements [%" PRId64
@@ -118,16 +119,11 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
                 dims_str(std::vector<int64_t>(stride, stride + viewDimsNum)).c_str(), offset, lo,
                 hi, storage,
                 dims_str(std::vector<int64_t>(storageDims, storageDims + storageDimsNum)).c_str());
-      return nullptr;
+      return false;
     }
   }
   // A null tensorData is accepted (CANN allows description-only tensors); the operators refuse
   // it for a tensor whose data they read or write.
-  auto *t = new (std::nothrow) aclTensor();
-  if (!t) {
-    set_error("%s: out of memory", api);
-    return nullptr;
-  }
   t->view.data = tensorData;
   t->view.dtype = dataType;
   t->view.format = format;
@@ -135,7 +131,37 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
   t->view.dims.assign(viewDims, viewDims + viewDimsNum);
   t->view.strides.assign(stride, stride + viewDimsNum);
   t->storage_dims.assign(storageDims, storageDims + storageDimsNum);
-  return t;
+  return true;
+}
+
+}  // namespace
+
+extern "C" {
+
+aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                           const int64_t *stride, int64_t offset, aclFormat format,
+                           const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData) {
+  auto *t = new (std::nothrow) aclTensor();
+  if (!t) {
+    set_error("aclCreateTensor: out of memory");
+    return nullptr;
+  }
+  if (describe("aclCreateTensor", t, viewDims, viewDimsNum, dataType, stride, offset, format,
+               storageDims, storageDimsNum, tensorData))
+    return t;
+  delete t;
+  return nullptr;
+}
+
+aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims, uint64_t viewDimsNum,
+                          aclDataType dataType, const int64_t *stride, int64_t offset,
+                          aclFormat format, const int64_t *storageDims, uint64_t storageDimsNum,
+                          void *tensorDataAddr) {
+  if (!tensor) return fail(ACLNN_ERR_PARAM_NULLPTR, "aclInitTensor: tensor must not be null");
+  if (!describe("aclInitTensor", tensor, viewDims, viewDimsNum, dataType, stride, offset, format,
+                storageDims, storageDimsNum, tensorDataAddr))
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s", take_error().c_str());
+  return ACLNN_SUCCESS;
 }
 
 aclnnStatus aclDestroyTensor(const aclTensor *tensor) {
