@@ -1,19 +1,34 @@
 # SPDX-License-Identifier: Apache-2.0
 """poolgrad as the CPU golden, and as the third-party implementation, for CANN's operator test kit.
 
-The kit (hicann/ops-test-kit) loads a plugin file with --plugin; the file's __spec__ maps each
-aclnn API to a class whose `golden` takes the API's GetWorkspaceSize arguments in their order
-(without workspaceSize and executor: tensors as torch tensors, aclIntArray as lists, outputs
-last and optional; the kit passes tensors by position and attributes by name) plus keyword
-context, and returns the list of outputs; `customize_inputs` makes inputs the kit cannot draw at
-random (a backward's indices come from poolgrad's forward on the same x, RoIs inside the image);
-`third_party` is the implementation the dual ("cross_check") standard compares the device with.
-Here every golden runs poolgrad on the CPU, so
+The kit (hicann/ops-test-kit) loads a plugin file with --plugin and reads its literal __spec__
+(with `ast`, without running the file), which maps each aclnn API to a TestSpec class. As the kit
+calls them on its aclnn path (written from its public plugin documentation and sources):
 
-  python3 -m ttk aclnn -i "$(dirname "$(poolgrad ttk-plugin)")"/ttk_cases.csv --plugin "$(poolgrad ttk-plugin)"
+- `golden(*args, **kwargs)` and `third_party["torch"](*args, **kwargs)` get the API's
+  GetWorkspaceSize parameters in the header's order (without workspaceSize and executor), outputs
+  included: tensors as torch tensors, aclIntArray as lists; attribute values are looked up by
+  their C names in the case's `attributes` and passed by position. kwargs carry the kit's context
+  (`short_soc_version`, `tensor_dtypes`, `testcase_name`, ...). They return the outputs as a list.
+- `customize_inputs(*args, **kwargs)` gets the same positional arguments and fills the kit's own
+  tensors in place (the kit discards the return value on its aclnn path; it is also returned, for
+  kits that use it): a backward's indices, mask or argmax from poolgrad's forward on the same
+  input, RoIs inside the image with valid batch indices.
+- `tolerance` declares only the integer outputs (binary_equal): floating outputs take the kit's
+  default standard (mix_tolerance in current kits; older kits reject that name in a tolerance
+  entry, so it is not written).
 
-judges the device against poolgrad. The example case file ttk_cases.csv beside this one has a
-case for each API; docs/golden.md describes both. Written from the kit's public documentation.
+In the kit's "promote" golden mode float16 / bfloat16 inputs reach the golden as float32: poolgrad
+then computes in float32. Max pooling selects values, so the outputs rounded back to the 16-bit
+dtype and the indices are the same as computing in that dtype.
+
+The case files beside this one, one per product family (every case valid on that product), are
+run as
+
+  python3 -m ttk aclnn -i "$(dirname "$(poolgrad ttk-plugin)")"/ttk_cases_ascend950.csv \\
+      --plugin "$(poolgrad ttk-plugin)"
+
+(ttk_cases_ascend910b.csv for Atlas A2/A3). docs/golden.md describes both.
 """
 from __future__ import annotations
 
@@ -23,6 +38,40 @@ from poolgrad import suite  # absolute: the kit runs this file by its path, outs
 
 PRODUCTS = ("Ascend950", "Ascend910B", "Ascend910_93")
 
+# Each API: poolgrad's operator and the GetWorkspaceSize parameters in the header's order.
+_POOL = ("kernelSize", "stride", "padding", "dilation", "ceilMode")
+_API = {
+    "aclnnMaxPool2dWithIndices": ("max-pool2d", ("self",) + _POOL + ("out", "indices")),
+    "aclnnMaxPool2dWithIndicesBackward": (
+        "max-pool2d-backward", ("gradOutput", "self", "indices") + _POOL + ("gradInput",)),
+    "aclnnMaxPool2dWithMask": ("max-pool2d-mask", ("self",) + _POOL + ("out", "indices")),
+    "aclnnMaxPool2dWithMaskBackward": (
+        "max-pool2d-mask-backward", ("gradOutput", "self", "indices") + _POOL + ("gradInput",)),
+    "aclnnAdaptiveMaxPool2d": ("adaptive-max-pool2d", ("self", "outputSize", "outputOut", "indicesOut")),
+    "aclnnAdaptiveMaxPool2dBackward": (
+        "adaptive-max-pool2d-backward", ("gradOutput", "self", "indices", "gradInput")),
+    "aclnnMaxPool3dWithArgmax": ("max-pool3d", ("self",) + _POOL + ("out", "indices")),
+    "aclnnMaxPool3dWithArgmaxBackward": (
+        "max-pool3d-backward", ("gradOutput", "self", "indices") + _POOL + ("gradInput",)),
+    "aclnnAdaptiveMaxPool3d": ("adaptive-max-pool3d", ("self", "outputSize", "outputOut", "indicesOut")),
+    "aclnnAdaptiveMaxPool3dBackward": (
+        "adaptive-max-pool3d-backward", ("gradOutput", "self", "indices", "gradInput")),
+    "aclnnRoiPoolingWithArgMax": (
+        "roi-pool", ("x", "rois", "pooled_h", "pooled_w", "spatial_scale_h", "spatial_scale_w", "y", "argmax")),
+    "aclnnRoiPoolingGradWithArgMax": (
+        "roi-pool-backward", ("gradOutput", "gradInputRef", "rois", "argmax", "pooledH", "pooledW", "spatialScale")),
+}
+
+
+def _bind(api, args, kwargs):
+    """The header's parameters by name: positional values first, then any the kit passed by name."""
+    names = _API[api][1]
+    a = dict(zip(names, args))
+    for n in names[len(args):]:
+        if n in kwargs:
+            a[n] = kwargs[n]
+    return a
+
 
 def _product(kwargs):
     """The kit's short_soc_version, when it names a product poolgrad has a profile for."""
@@ -30,153 +79,118 @@ def _product(kwargs):
     return next((p for p in sorted(PRODUCTS, key=len, reverse=True) if soc.startswith(p)), None)
 
 
-def _index_dtype(indices, kwargs):
-    """The indices output's dtype: the output tensor's when the kit passes it, else the last of
-    the case's tensor_dtypes (the indices are the API's last tensor), else int64."""
-    if indices is not None:
-        return str(indices.dtype).replace("torch.", "")
-    dtypes = kwargs.get("tensor_dtypes") or ()
-    last = str(dtypes[-1]).replace("torch.", "") if len(dtypes) else ""
-    return last if last in ("int32", "int64") else "int64"
+def _dtype_name(t, default="int64"):
+    return str(t.dtype).replace("torch.", "") if t is not None else default
 
 
-def _run(op, inputs, attrs, kwargs):
+def _pool_attrs(a):
+    stride = a.get("stride")
+    return {"kernel": list(a["kernelSize"]), "stride": list(stride) if stride is not None else None,
+            "padding": list(a["padding"]), "dilation": list(a["dilation"]), "ceil_mode": bool(a["ceilMode"])}
+
+
+def _operator_call(api, a):
+    """poolgrad's operator inputs and attributes for the bound header parameters."""
+    op = _API[api][0]
+    if api in ("aclnnMaxPool2dWithIndices", "aclnnMaxPool3dWithArgmax"):
+        return {"x": a["self"]}, {**_pool_attrs(a), "index_dtype": _dtype_name(a.get("indices"))}
+    if api == "aclnnMaxPool2dWithMask":
+        return {"x": a["self"]}, _pool_attrs(a)
+    if api in ("aclnnAdaptiveMaxPool2d", "aclnnAdaptiveMaxPool3d"):
+        return {"x": a["self"]}, {"output_size": list(a["outputSize"]),
+                                  "index_dtype": _dtype_name(a.get("indicesOut"))}
+    if api == "aclnnRoiPoolingWithArgMax":
+        return {"x": a["x"], "rois": a["rois"]}, {
+            "output_size": [int(a["pooled_h"]), int(a["pooled_w"])],
+            "spatial_scale": (float(a["spatial_scale_h"]), float(a["spatial_scale_w"]))}
+    if api == "aclnnRoiPoolingGradWithArgMax":
+        # gradInputRef is the output (CANN overwrites it): only its shape is used.
+        return {"grad_output": a["gradOutput"], "rois": a["rois"], "argmax": a["argmax"]}, {
+            "input_shape": list(a["gradInputRef"].shape), "spatial_scale": float(a["spatialScale"])}
+    index_name = suite.OPERATORS[op].index  # a backward: "indices" or "mask"
+    attrs = _pool_attrs(a) if "kernelSize" in _API[api][1] else {}
+    return {"grad_output": a["gradOutput"], "x": a["self"], index_name: a["indices"]}, attrs
+
+
+def _run(api, a, kwargs):
+    op = _API[api][0]
+    inputs, attrs = _operator_call(api, a)
     outs = suite.run_operator(op, inputs, attrs, _product(kwargs))
     return [outs[name] for name in suite.OPERATORS[op].outputs]
 
 
-def _pool(kernelSize, stride, padding, dilation, ceilMode):
-    return {"kernel": list(kernelSize), "stride": list(stride) if stride is not None else None,
-            "padding": list(padding), "dilation": list(dilation), "ceil_mode": bool(ceilMode)}
+def _fill(target, values):
+    """Writes values into the kit's tensor in place (torch copy_, or NumPy assignment)."""
+    if hasattr(target, "copy_"):
+        import torch
+        target.copy_(torch.as_tensor(np.asarray(values)).to(target.dtype))
+    else:
+        target[...] = np.asarray(values).astype(target.dtype)
 
 
-def max_pool2d_with_indices(selfT, kernelSize, stride, padding, dilation, ceilMode, out=None,
-                            indices=None, **kwargs):
-    attrs = {**_pool(kernelSize, stride, padding, dilation, ceilMode), "index_dtype": _index_dtype(indices, kwargs)}
-    return _run("max-pool2d", {"x": selfT}, attrs, kwargs)
+def _cpu(v):
+    """A device tensor (the kit's cross check passes them) as a CPU tensor; other values as given."""
+    return v.cpu() if hasattr(v, "cpu") and hasattr(v, "device") and v.device.type != "cpu" else v
 
 
-def max_pool2d_with_indices_backward(gradOutput, selfT, indices, kernelSize, stride, padding, dilation,
-                                     ceilMode, gradInput=None, **kwargs):
-    return _run("max-pool2d-backward", {"grad_output": gradOutput, "x": selfT, "indices": indices},
-                _pool(kernelSize, stride, padding, dilation, ceilMode), kwargs)
+def _make_golden(api):
+    def golden(*args, **kwargs):
+        return _run(api, _bind(api, args, kwargs), kwargs)
+
+    def third_party(*args, **kwargs):
+        return _run(api, {k: _cpu(v) for k, v in _bind(api, args, kwargs).items()}, kwargs)
+
+    golden.__name__ = api + "_golden"
+    return golden, third_party
 
 
-def max_pool2d_with_mask(selfT, kernelSize, stride, padding, dilation, ceilMode, out=None, indices=None,
-                         **kwargs):
-    return _run("max-pool2d-mask", {"x": selfT}, _pool(kernelSize, stride, padding, dilation, ceilMode), kwargs)
+# ---- customize_inputs: what the kit cannot draw at random, written into its tensors -----------
+_FORWARD_OF = {
+    "aclnnMaxPool2dWithIndicesBackward": "aclnnMaxPool2dWithIndices",
+    "aclnnMaxPool2dWithMaskBackward": "aclnnMaxPool2dWithMask",
+    "aclnnMaxPool3dWithArgmaxBackward": "aclnnMaxPool3dWithArgmax",
+    "aclnnAdaptiveMaxPool2dBackward": "aclnnAdaptiveMaxPool2d",
+    "aclnnAdaptiveMaxPool3dBackward": "aclnnAdaptiveMaxPool3d",
+}
 
 
-def max_pool2d_with_mask_backward(gradOutput, selfT, indices, kernelSize, stride, padding, dilation,
-                                  ceilMode, gradInput=None, **kwargs):
-    return _run("max-pool2d-mask-backward", {"grad_output": gradOutput, "x": selfT, "mask": indices},
-                _pool(kernelSize, stride, padding, dilation, ceilMode), kwargs)
+def _rois_for(rois, feature_shape, scale_h, scale_w):
+    """Valid rows (batch index in [0, N), a box inside the image) for the kit's random ones."""
+    return suite.make_rois(list(feature_shape), int(rois.shape[0]), (float(scale_h), float(scale_w)), "float32",
+                           np.random.default_rng(0))
 
 
-def adaptive_max_pool2d(selfT, outputSize, outputOut=None, indicesOut=None, **kwargs):
-    return _run("adaptive-max-pool2d", {"x": selfT}, {"output_size": list(outputSize)}, kwargs)
+def _make_customize(api):
+    def customize_inputs(*args, **kwargs):
+        a = _bind(api, args, kwargs)
+        if api == "aclnnRoiPoolingWithArgMax":
+            _fill(a["rois"], _rois_for(a["rois"], a["x"].shape, a["spatial_scale_h"], a["spatial_scale_w"]))
+        elif api == "aclnnRoiPoolingGradWithArgMax":
+            # The forward on gradInputRef's values as the feature map, so the argmax is consistent.
+            scale = a["spatialScale"]
+            _fill(a["rois"], _rois_for(a["rois"], a["gradInputRef"].shape, scale, scale))
+            fwd = {"x": a["gradInputRef"], "rois": a["rois"], "pooled_h": a["pooledH"], "pooled_w": a["pooledW"],
+                   "spatial_scale_h": scale, "spatial_scale_w": scale, "argmax": a["argmax"]}
+            _fill(a["argmax"], _run("aclnnRoiPoolingWithArgMax", fwd, kwargs)[1])
+        else:  # a backward: the forward's index output on the same self
+            forward = _FORWARD_OF[api]
+            fwd = {"self": a["self"], "indices": a["indices"], "indicesOut": a["indices"]}
+            if "kernelSize" in a:
+                fwd.update({k: a[k] for k in _POOL})
+            else:
+                spatial = 3 if "3d" in api else 2  # the pooled sizes: gradOutput's last dims
+                fwd["outputSize"] = list(a["gradOutput"].shape[-spatial:])
+            _fill(a["indices"], _run(forward, fwd, kwargs)[1])
+        return tuple(args)
 
-
-def adaptive_max_pool2d_backward(gradOutput, selfT, indices, gradInput=None, **kwargs):
-    return _run("adaptive-max-pool2d-backward", {"grad_output": gradOutput, "x": selfT, "indices": indices},
-                {}, kwargs)
-
-
-def max_pool3d_with_argmax(selfT, kernelSize, stride, padding, dilation, ceilMode, out=None, indices=None,
-                           **kwargs):
-    attrs = {**_pool(kernelSize, stride, padding, dilation, ceilMode), "index_dtype": _index_dtype(indices, kwargs)}
-    return _run("max-pool3d", {"x": selfT}, attrs, kwargs)
-
-
-def max_pool3d_with_argmax_backward(gradOutput, selfT, indices, kernelSize, stride, padding, dilation,
-                                    ceilMode, gradInput=None, **kwargs):
-    return _run("max-pool3d-backward", {"grad_output": gradOutput, "x": selfT, "indices": indices},
-                _pool(kernelSize, stride, padding, dilation, ceilMode), kwargs)
-
-
-def adaptive_max_pool3d(selfT, outputSize, outputOut=None, indicesOut=None, **kwargs):
-    return _run("adaptive-max-pool3d", {"x": selfT},
-                {"output_size": list(outputSize), "index_dtype": _index_dtype(indicesOut, kwargs)}, kwargs)
-
-
-def adaptive_max_pool3d_backward(gradOutput, selfT, indices, gradInput=None, **kwargs):
-    return _run("adaptive-max-pool3d-backward", {"grad_output": gradOutput, "x": selfT, "indices": indices},
-                {}, kwargs)
-
-
-def roi_pooling_with_argmax(x, rois, pooled_h, pooled_w, spatial_scale_h, spatial_scale_w, y=None,
-                            argmax=None, **kwargs):
-    return _run("roi-pool", {"x": x, "rois": rois},
-                {"output_size": [int(pooled_h), int(pooled_w)],
-                 "spatial_scale": (float(spatial_scale_h), float(spatial_scale_w))}, kwargs)
-
-
-def roi_pooling_grad_with_argmax(gradOutput, gradInputRef, rois, argmax, pooledH, pooledW, spatialScale,
-                                 **kwargs):
-    """gradInputRef is the output (CANN overwrites it): its shape is the feature map's."""
-    return _run("roi-pool-backward", {"grad_output": gradOutput, "rois": rois, "argmax": argmax},
-                {"input_shape": list(gradInputRef.shape), "spatial_scale": float(spatialScale)}, kwargs)
-
-
-# ---- inputs: backward cases get their indices from poolgrad's forward on the same x ----------
-def _like(a, ref):
-    import torch
-    return torch.as_tensor(np.asarray(a)).to(ref.dtype) if _is_torch(ref) else np.asarray(a).astype(ref.dtype)
-
-
-def _is_torch(a):
-    return type(a).__module__.split(".")[0] == "torch"
-
-
-def max_pool2d_backward_inputs(gradOutput, selfT, indices, kernelSize, stride, padding, dilation, ceilMode,
-                               **kwargs):
-    out = max_pool2d_with_indices(selfT, kernelSize, stride, padding, dilation, ceilMode, indices=indices, **kwargs)
-    return gradOutput, selfT, out[1]
-
-
-def max_pool2d_mask_backward_inputs(gradOutput, selfT, indices, kernelSize, stride, padding, dilation,
-                                    ceilMode, **kwargs):
-    return gradOutput, selfT, max_pool2d_with_mask(selfT, kernelSize, stride, padding, dilation, ceilMode, **kwargs)[1]
-
-
-def adaptive_max_pool2d_backward_inputs(gradOutput, selfT, indices, **kwargs):
-    return gradOutput, selfT, _like(adaptive_max_pool2d(selfT, list(gradOutput.shape[-2:]), **kwargs)[1], indices)
-
-
-def max_pool3d_backward_inputs(gradOutput, selfT, indices, kernelSize, stride, padding, dilation, ceilMode,
-                               **kwargs):
-    out = max_pool3d_with_argmax(selfT, kernelSize, stride, padding, dilation, ceilMode, indices=indices, **kwargs)
-    return gradOutput, selfT, out[1]
-
-
-def adaptive_max_pool3d_backward_inputs(gradOutput, selfT, indices, **kwargs):
-    out = adaptive_max_pool3d(selfT, list(gradOutput.shape[-3:]), indicesOut=indices, **kwargs)
-    return gradOutput, selfT, out[1]
-
-
-def _rois(rois, feature_shape, scale_h, scale_w, seed=0):
-    """Valid rows (batch index in [0, N), a box inside the image) in place of random ones."""
-    r = suite.make_rois(list(feature_shape), int(rois.shape[0]), (float(scale_h), float(scale_w)), "float32",
-                        np.random.default_rng(seed))
-    return _like(r, rois)
-
-
-def roi_pooling_inputs(x, rois, pooled_h, pooled_w, spatial_scale_h, spatial_scale_w, **kwargs):
-    return x, _rois(rois, x.shape, spatial_scale_h, spatial_scale_w)
-
-
-def roi_pooling_grad_inputs(gradOutput, gradInputRef, rois, argmax, pooledH, pooledW, spatialScale, **kwargs):
-    """The forward runs on gradInputRef's values as the feature map, so the argmax is consistent."""
-    rois = _rois(rois, gradInputRef.shape, spatialScale, spatialScale)
-    y = roi_pooling_with_argmax(gradInputRef, rois, pooledH, pooledW, spatialScale, spatialScale, **kwargs)
-    return gradOutput, gradInputRef, rois, y[1]
+    return customize_inputs
 
 
 # ---- the kit's registry: __spec__ must be a literal (the kit reads it without running the file) ----
-# Floating outputs by CANN's default (mixed) standard; indices, argmax and masks exactly.
-_TOLERANCE = {"float16": {"standard": "mix_tolerance"}, "bfloat16": {"standard": "mix_tolerance"},
-              "float32": {"standard": "mix_tolerance"}, "int64": {"standard": "binary_equal"},
-              "int32": {"standard": "binary_equal"}, "int8": {"standard": "binary_equal"}}
+# Only the integer outputs: indices, argmax and masks bit for bit. Floating outputs take the kit's
+# default standard.
+_TOLERANCE = {"int64": {"standard": "binary_equal"}, "int32": {"standard": "binary_equal"},
+              "int8": {"standard": "binary_equal"}}
 
 __spec__ = {  # noqa: F811 - the kit's contract, not the import system's module spec
     "aclnnMaxPool2dWithIndices": "MaxPool2dWithIndicesTestSpec",
@@ -194,24 +208,25 @@ __spec__ = {  # noqa: F811 - the kit's contract, not the import system's module 
 }
 
 
-def _spec(golden, customize_inputs=None):
-    """A TestSpec class: poolgrad's golden, the same as the third party, the tolerances, and the
-    inputs the kit cannot draw at random where there are such."""
-    attrs = {"golden": staticmethod(golden), "third_party": {"torch": golden}, "tolerance": _TOLERANCE}
-    if customize_inputs is not None:
-        attrs["customize_inputs"] = staticmethod(customize_inputs)
-    return type(golden.__name__ + "_spec", (), attrs)
+def _spec(api):
+    """A TestSpec class: poolgrad's golden and third party, the tolerances, and customize_inputs
+    where the kit cannot draw the inputs at random."""
+    golden, third_party = _make_golden(api)
+    attrs = {"golden": staticmethod(golden), "third_party": {"torch": third_party}, "tolerance": _TOLERANCE}
+    if api in _FORWARD_OF or "Roi" in api:
+        attrs["customize_inputs"] = staticmethod(_make_customize(api))
+    return type(__spec__[api], (), attrs)
 
 
-MaxPool2dWithIndicesTestSpec = _spec(max_pool2d_with_indices)
-MaxPool2dWithIndicesBackwardTestSpec = _spec(max_pool2d_with_indices_backward, max_pool2d_backward_inputs)
-MaxPool2dWithMaskTestSpec = _spec(max_pool2d_with_mask)
-MaxPool2dWithMaskBackwardTestSpec = _spec(max_pool2d_with_mask_backward, max_pool2d_mask_backward_inputs)
-AdaptiveMaxPool2dTestSpec = _spec(adaptive_max_pool2d)
-AdaptiveMaxPool2dBackwardTestSpec = _spec(adaptive_max_pool2d_backward, adaptive_max_pool2d_backward_inputs)
-MaxPool3dWithArgmaxTestSpec = _spec(max_pool3d_with_argmax)
-MaxPool3dWithArgmaxBackwardTestSpec = _spec(max_pool3d_with_argmax_backward, max_pool3d_backward_inputs)
-AdaptiveMaxPool3dTestSpec = _spec(adaptive_max_pool3d)
-AdaptiveMaxPool3dBackwardTestSpec = _spec(adaptive_max_pool3d_backward, adaptive_max_pool3d_backward_inputs)
-RoiPoolingWithArgMaxTestSpec = _spec(roi_pooling_with_argmax, roi_pooling_inputs)
-RoiPoolingGradWithArgMaxTestSpec = _spec(roi_pooling_grad_with_argmax, roi_pooling_grad_inputs)
+MaxPool2dWithIndicesTestSpec = _spec("aclnnMaxPool2dWithIndices")
+MaxPool2dWithIndicesBackwardTestSpec = _spec("aclnnMaxPool2dWithIndicesBackward")
+MaxPool2dWithMaskTestSpec = _spec("aclnnMaxPool2dWithMask")
+MaxPool2dWithMaskBackwardTestSpec = _spec("aclnnMaxPool2dWithMaskBackward")
+AdaptiveMaxPool2dTestSpec = _spec("aclnnAdaptiveMaxPool2d")
+AdaptiveMaxPool2dBackwardTestSpec = _spec("aclnnAdaptiveMaxPool2dBackward")
+MaxPool3dWithArgmaxTestSpec = _spec("aclnnMaxPool3dWithArgmax")
+MaxPool3dWithArgmaxBackwardTestSpec = _spec("aclnnMaxPool3dWithArgmaxBackward")
+AdaptiveMaxPool3dTestSpec = _spec("aclnnAdaptiveMaxPool3d")
+AdaptiveMaxPool3dBackwardTestSpec = _spec("aclnnAdaptiveMaxPool3dBackward")
+RoiPoolingWithArgMaxTestSpec = _spec("aclnnRoiPoolingWithArgMax")
+RoiPoolingGradWithArgMaxTestSpec = _spec("aclnnRoiPoolingGradWithArgMax")
