@@ -198,11 +198,19 @@ TEST(AdaptiveMaxPool, ValidationAndProducts) {
                     ACLNN_ERR_PARAM_INVALID, kFwd, "outputSize must be > 0");
   EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, bad.t(), idx.t(), &ws, &ex),
                     ACLNN_ERR_PARAM_INVALID, kFwd, "outputOut shape must be [2,3,2,2]");
-  // The backward: Atlas A2/A3 only (ops-nn's documentation); indices INT32 or INT64, checked in
-  // phase 2 like every index.
-  EXPECT_STATUS_MSG(
+  // The backward: on every product (CANN's op_api has no product check; its doc lists Ascend 950);
+  // indices INT32 or INT64, checked in phase 2 like every index; the four formats equal.
+  ASSERT_EQ(
       aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), gx.t(), &ws, &ex),
-      ACLNN_ERR_RUNTIME_ERROR, kBwd, "not available on Ascend950");
+      ACLNN_SUCCESS)
+      << last_msg();
+  ASSERT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
+  {
+    HostTensor idx_nd(idx.dims(), ACL_INT64, ACL_FORMAT_ND);
+    EXPECT_STATUS_MSG(
+        aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(gy.t(), x.t(), idx_nd.t(), gx.t(), &ws, &ex),
+        ACLNN_ERR_PARAM_INVALID, kBwd, "indices format ND must equal self format NCHW");
+  }
   Profile a2("Ascend910_93");
   for (int64_t i = 0; i < i32.numel(); ++i) i32.set_int(i, i % 64);
   i32.set_int(5, 64);

@@ -71,7 +71,7 @@ OPERATORS = {op.name: op for op in (
     Operator("adaptive-max-pool2d-backward", "aclnnAdaptiveMaxPool2dBackward",
              ("grad_output", "x", "indices"), ("grad_input",), (),
              lambda i, a: (poolgrad.adaptive_max_pool2d_backward(i["grad_output"], i["x"], i["indices"]),),
-             "adaptive-max-pool2d", "indices", True),
+             "adaptive-max-pool2d", "indices"),
     Operator("max-pool3d", "aclnnMaxPool3dWithArgmax", ("x",), ("out", "indices"), ("kernel",),
              lambda i, a: poolgrad.max_pool3d_with_indices(i["x"], *_pool(a), a["index_dtype"])),
     Operator("max-pool3d-backward", "aclnnMaxPool3dWithArgmaxBackward",

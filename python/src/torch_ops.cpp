@@ -33,7 +33,6 @@ using at::IntArrayRef;
 using at::Tensor;
 
 constexpr int kParamInvalid = 161002;  // ACLNN_ERR_PARAM_INVALID
-constexpr int kRuntimeError = 361001;  // ACLNN_ERR_RUNTIME_ERROR: not on this product
 constexpr int64_t kInt32Max = 2147483647;
 
 // Python sees a ValueError reading "[status] message", the text of the package's PoolgradError.
@@ -106,21 +105,17 @@ struct TorchThreads {
 using Phase2 = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 
 // Phase 1 (a callable taking the workspace-size and executor pointers), then phase 2 on a
-// workspace of that size; the status, with the library's message left for recent_error().
+// workspace of that size; a refusal raised with the library's message.
 template <class Phase1>
-int try_run(Phase1 &&phase1, Phase2 phase2) {
+void run(Phase1 &&phase1, Phase2 phase2) {
   TorchThreads threads;
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
-  const aclnnStatus st = phase1(&ws, &ex);
-  if (st != ACLNN_SUCCESS) return st;
-  poolgrad_py::Workspace workspace(ws);
-  return phase2(workspace.data(), ws, ex, nullptr);
-}
-
-template <class Phase1>
-void run(Phase1 &&phase1, Phase2 phase2) {
-  const int st = try_run(phase1, phase2);
+  aclnnStatus st = phase1(&ws, &ex);
+  if (st == ACLNN_SUCCESS) {
+    poolgrad_py::Workspace workspace(ws);
+    st = phase2(workspace.data(), ws, ex, nullptr);
+  }
   if (st != ACLNN_SUCCESS) fail(st, poolgrad_py::recent_error());
 }
 
@@ -311,27 +306,18 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor &x, IntArrayRef size
   return {out, idx};
 }
 
-Tensor adaptive_max_pool3d_backward_cpu(const Tensor &gy, const Tensor &x, const Tensor &indices);
-
-// aclnnAdaptiveMaxPool2dBackward where the product has it (A2/A3); on Ascend950, where CANN
-// documents it as unavailable, the same scatter by aclnnAdaptiveMaxPool3dBackward on depth-1
-// views (a plane index h*W + w is the volume index of depth 1).
 Tensor adaptive_max_pool2d_backward(const Tensor &gy, const Tensor &x, const Tensor &idx) {
   const Tensor g = gy.contiguous();
   Tensor gx = new_output(x.sizes(), x.options().dtype(float_dtype(x)));
   View vg(g, ACL_FORMAT_NCHW, "grad_output"), vx(x, ACL_FORMAT_NCHW, "x"),
       vi(idx, ACL_FORMAT_NCHW, "indices"), vgx(gx, ACL_FORMAT_NCHW, "grad_input");
-  const int st = try_run(
+  run(
       [&](uint64_t *ws, aclOpExecutor **ex) {
         return aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(vg.get(), vx.get(), vi.get(),
                                                               vgx.get(), ws, ex);
       },
       aclnnAdaptiveMaxPool2dBackward);
-  if (st == ACLNN_SUCCESS) return gx;
-  if (st != kRuntimeError) fail(st, poolgrad_py::recent_error());
-  const int64_t dd = x.dim() - 2;
-  return adaptive_max_pool3d_backward_cpu(g.unsqueeze(dd), x.unsqueeze(dd), idx.unsqueeze(dd))
-      .squeeze(dd);
+  return gx;
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor &x, IntArrayRef size) {

@@ -9,7 +9,6 @@
 #include "aclnnop/aclnn_adaptive_max_pool2d.h"
 #include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
 #include "adaptive_dispatch.h"
-#include "adaptive_rules.h"
 
 using namespace poolgrad;
 
@@ -17,12 +16,6 @@ namespace {
 
 const char *const kFwd = "aclnnAdaptiveMaxPool2d";
 const char *const kBwd = "aclnnAdaptiveMaxPool2dBackward";
-
-aclnnStatus unavailable(const char *api) {
-  return fail(ACLNN_ERR_RUNTIME_ERROR,
-              "%s: this operator is not available on %s (Ascend910B / Ascend910_93 only)", api,
-              soc_name(current_soc()));
-}
 
 // self's geometry for output size (ho, wo); the output shape in self's layout.
 Geometry adaptive_geometry(const aclTensor *self, int64_t ho, int64_t wo) {
@@ -69,7 +62,6 @@ aclnnStatus aclnnAdaptiveMaxPool2dGetWorkspaceSize(const aclTensor *self,
                                  {"outputOut", outputOut},
                                  {"indicesOut", indicesOut}})))
     return st;
-  if (!adaptive_rules().forward) return unavailable(api);
   st = check_element_bound(api,
                            {{"self", self}, {"outputOut", outputOut}, {"indicesOut", indicesOut}});
   if (st) return st;
@@ -121,7 +113,6 @@ aclnnStatus aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(
                                  {"indices", indices},
                                  {"gradInput", gradInput}})))
     return st;
-  if (!adaptive_rules().backward) return unavailable(api);
   st = check_element_bound(
       api,
       {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}});
@@ -138,6 +129,10 @@ aclnnStatus aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(
       api, {{"self", self}, {"gradOutput", gradOutput}, {"gradInput", gradInput}},
       {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}});
   if (st) return st;
+  // CANN (op_api, every product): the four storage formats equal, indices' too.
+  if (indices->view.format != self->view.format)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices format %s must equal self format %s", api,
+                format_name(indices->view.format), format_name(self->view.format));
   const bool nhwc = self->view.format == ACL_FORMAT_NHWC;
   const Strided4 go = to_nchw(gradOutput->view, nhwc);
   if (gradOutput->view.rank() != self->view.rank())
