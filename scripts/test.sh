@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Runs every test: clang-format, the C++ suite (Release), the same suite under AddressSanitizer +
-# UndefinedBehaviorSanitizer and under ThreadSanitizer, the examples under valgrind, every CMake
+# UndefinedBehaviorSanitizer and under ThreadSanitizer, the suite cross-built for aarch64 under
+# qemu (scripts/test-aarch64.sh), the examples under valgrind, every CMake
 # option combination configured, and the Python package's pytest suite. Fuzzing is scripts/fuzz.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +32,9 @@ cmake -S "$root" -B "$root/build-tsan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPOOLG
 cmake --build "$root/build-tsan"
 TSAN_OPTIONS=halt_on_error=1:die_after_fork=0 ctest --test-dir "$root/build-tsan" -j"$jobs" --output-on-failure \
   -E "install_and_consume|cann_layout_sample_project|Race\\."
+
+echo "== C++ tests and examples on aarch64 (cross-built, under qemu-aarch64)"
+bash "$root/scripts/test-aarch64.sh"
 
 if command -v valgrind >/dev/null; then
   echo "== Examples under valgrind memcheck"

@@ -225,7 +225,7 @@ TEST(Race, MaxPool2dBackwardIndicesFlipped) {
       }
   poolgradSetCpuCapability("avx512");
   // Every row the cases are meant to reach ran (where the CPU has it).
-  for (const char *want : {"backward-planes/", "backward-channels-last"})
+  for (const char *want : {"backward-planes", "backward-channels-last"})
     EXPECT_TRUE(std::any_of(kernels.begin(), kernels.end(), [&](const std::string &n) {
       return n.find(want) == 0;
     })) << want;
@@ -359,9 +359,11 @@ TEST(Race, RoiPoolingGradArgmaxFlipped) {
         aclnnRoiPoolingGradWithArgMax, f, 4 * kIters, {&s.gx.mem}));
   }
   poolgradSetCpuCapability("avx512");
+#if defined(__x86_64__) || defined(__i386__)
   EXPECT_TRUE(std::any_of(kernels.begin(), kernels.end(), [](const std::string &n) {
     return n.find("avx2") != std::string::npos;
   })) << "the AVX2 eight-bin path did not run";
+#endif
 }
 
 TEST(Race, RoiPoolingGradRoisFlipped) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "test_util.h"
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
 
 #include <cstdlib>
 
@@ -9,12 +11,27 @@
 
 namespace pgtest {
 
+#if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("f16c"))) float f16_to_f32(uint16_t h) {
   return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h)));
 }
 __attribute__((target("f16c"))) uint16_t f32_to_f16(float f) {
   return static_cast<uint16_t>(_mm_cvtsi128_si32(_mm_cvtps_ph(_mm_set_ss(f), 0)));
 }
+#elif defined(__aarch64__)
+// The hardware's own conversions (FCVT): round to nearest even, NaNs quieted with their payload.
+float f16_to_f32(uint16_t h) {
+  __fp16 v;
+  std::memcpy(&v, &h, 2);
+  return static_cast<float>(v);
+}
+uint16_t f32_to_f16(float f) {
+  const __fp16 v = static_cast<__fp16>(f);
+  uint16_t h;
+  std::memcpy(&h, &v, 2);
+  return h;
+}
+#endif
 
 float round_to(aclDataType dt, float v) {
   if (dt == ACL_FLOAT16) return f16_to_f32(f32_to_f16(v));

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "isa.h"
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#endif
 
 #include <atomic>
 #include <cstdlib>

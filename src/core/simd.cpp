@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "simd.h"
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#define POOLGRAD_X86 1
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +21,7 @@ void scalar_in(const void *src, int64_t stride, int64_t n, float *dst, F cvt) {
   for (int64_t i = 0; i < n; ++i) dst[i] = cvt(s[i * stride]);
 }
 
+#ifdef POOLGRAD_X86
 __attribute__((target("avx2,f16c"))) void f16_in_avx2(const uint16_t *s, int64_t n, float *d) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(d + i, load8_f32<ACL_FLOAT16>(s + i));
@@ -173,23 +177,26 @@ __attribute__((target("avx2"))) void stream_values_indices_avx2(aclDataType idt,
   }
 }
 
+#endif  // POOLGRAD_X86
+
 }  // namespace
 
-void index_row_out(Isa isa, aclDataType idt, const int64_t *src, void *dst, int64_t stride,
-                   int64_t n, bool nontemporal) {
+void index_row_out([[maybe_unused]] Isa isa, aclDataType idt, const int64_t *src, void *dst,
+                   int64_t stride, int64_t n, [[maybe_unused]] bool nontemporal) {
   if (n <= 0) return;
   if (idt == ACL_INT32) {
     int32_t *d = static_cast<int32_t *>(dst);
-    if (stride == 1 && has_avx2(isa))
-      i32_out_avx2(src, d, n, nontemporal);
-    else
-      for (int64_t i = 0; i < n; ++i) d[i * stride] = static_cast<int32_t>(src[i]);
+#ifdef POOLGRAD_X86
+    if (stride == 1 && has_avx2(isa)) return i32_out_avx2(src, d, n, nontemporal);
+#endif
+    for (int64_t i = 0; i < n; ++i) d[i * stride] = static_cast<int32_t>(src[i]);
     return;
   }
   int64_t *d = static_cast<int64_t *>(dst);
-  if (stride == 1 && has_avx2(isa))
-    copy_out_avx2(src, d, n, nontemporal);
-  else if (stride == 1)
+#ifdef POOLGRAD_X86
+  if (stride == 1 && has_avx2(isa)) return copy_out_avx2(src, d, n, nontemporal);
+#endif
+  if (stride == 1)
     std::memcpy(d, src, static_cast<size_t>(n) * 8);
   else
     for (int64_t i = 0; i < n; ++i) d[i * stride] = src[i];
@@ -197,11 +204,16 @@ void index_row_out(Isa isa, aclDataType idt, const int64_t *src, void *dst, int6
 
 void stream_values_indices(aclDataType idt, const float *vals, const int64_t *idx, float *out,
                            void *iout, int64_t n) {
+#ifdef POOLGRAD_X86
   stream_values_indices_avx2(idt, vals, idx, out, iout, n);
+#else
+  std::memcpy(out, vals, static_cast<size_t>(n) * 4);
+  index_row_out(Isa::kPortable, idt, idx, iout, 1, n, false);
+#endif
 }
 
-void row_to_f32(Isa isa, aclDataType dtype, const void *src, int64_t stride, int64_t n,
-                float *dst) {
+void row_to_f32([[maybe_unused]] Isa isa, aclDataType dtype, const void *src, int64_t stride,
+                int64_t n, float *dst) {
   if (n <= 0) return;
   if (dtype == ACL_FLOAT) {
     if (stride == 1)
@@ -209,31 +221,33 @@ void row_to_f32(Isa isa, aclDataType dtype, const void *src, int64_t stride, int
     else
       scalar_in<float>(src, stride, n, dst, [](float f) { return f; });
   } else if (dtype == ACL_FLOAT16) {
+#ifdef POOLGRAD_X86
     if (stride == 1 && has_avx2(isa))
-      f16_in_avx2(static_cast<const uint16_t *>(src), n, dst);
-    else
-      scalar_in<uint16_t>(src, stride, n, dst, half_to_float);
+      return f16_in_avx2(static_cast<const uint16_t *>(src), n, dst);
+#endif
+    scalar_in<uint16_t>(src, stride, n, dst, half_to_float);
   } else {
+#ifdef POOLGRAD_X86
     if (stride == 1 && has_avx2(isa))
-      bf16_in_avx2(static_cast<const uint16_t *>(src), n, dst);
-    else
-      scalar_in<uint16_t>(src, stride, n, dst, bf16_to_float);
+      return bf16_in_avx2(static_cast<const uint16_t *>(src), n, dst);
+#endif
+    scalar_in<uint16_t>(src, stride, n, dst, bf16_to_float);
   }
 }
 
-void row_from_f32(Isa isa, aclDataType dtype, const float *src, void *dst, int64_t stride,
-                  int64_t n, bool nontemporal) {
+void row_from_f32([[maybe_unused]] Isa isa, aclDataType dtype, const float *src, void *dst,
+                  int64_t stride, int64_t n, [[maybe_unused]] bool nontemporal) {
   if (n <= 0) return;
   if (dtype == ACL_FLOAT) {
     float *d = static_cast<float *>(dst);
-    if (stride == 1 && has_avx2(isa)) {
-      f32_out_avx2(src, d, n, nontemporal);
-    } else {
-      for (int64_t i = 0; i < n; ++i) d[i * stride] = src[i];
-    }
+#ifdef POOLGRAD_X86
+    if (stride == 1 && has_avx2(isa)) return f32_out_avx2(src, d, n, nontemporal);
+#endif
+    for (int64_t i = 0; i < n; ++i) d[i * stride] = src[i];
     return;
   }
   uint16_t *d = static_cast<uint16_t *>(dst);
+#ifdef POOLGRAD_X86
   if (stride == 1 && has_avx2(isa)) {
     if (dtype == ACL_FLOAT16)
       h_out_avx2<1>(src, d, n, nontemporal);
@@ -241,26 +255,28 @@ void row_from_f32(Isa isa, aclDataType dtype, const float *src, void *dst, int64
       h_out_avx2<2>(src, d, n, nontemporal);
     return;
   }
+#endif
   if (dtype == ACL_FLOAT16)
     for (int64_t i = 0; i < n; ++i) d[i * stride] = float_to_half(src[i]);
   else
     for (int64_t i = 0; i < n; ++i) d[i * stride] = float_to_bf16(src[i]);
 }
 
-void row_copy16(Isa isa, const uint16_t *src, void *dst, int64_t stride, int64_t n,
-                bool nontemporal) {
+void row_copy16([[maybe_unused]] Isa isa, const uint16_t *src, void *dst, int64_t stride, int64_t n,
+                [[maybe_unused]] bool nontemporal) {
   if (n <= 0) return;
   uint16_t *d = static_cast<uint16_t *>(dst);
-  if (stride == 1 && nontemporal && has_avx2(isa))
-    copy_out_avx2(src, d, n, true);
-  else if (stride == 1)
+#ifdef POOLGRAD_X86
+  if (stride == 1 && nontemporal && has_avx2(isa)) return copy_out_avx2(src, d, n, true);
+#endif
+  if (stride == 1)
     std::memcpy(d, src, static_cast<size_t>(n) * 2);
   else
     for (int64_t i = 0; i < n; ++i) d[i * stride] = src[i];
 }
 
 void stream_fence() {
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef POOLGRAD_X86
   _mm_sfence();
 #endif
 }

@@ -24,8 +24,8 @@ void index_row_out(Isa isa, aclDataType idt, const int64_t *src, void *dst, int6
 void row_copy16(Isa isa, const uint16_t *src, void *dst, int64_t stride, int64_t n,
                 bool nontemporal);
 // n float32 values and their n indices (INT32 or INT64) written with streaming stores, a vector of
-// values and its indices in turn: one output position's channels as the kernel leaves them. AVX2
-// only; n a multiple of 8, out and iout 32-byte aligned.
+// values and its indices in turn: one output position's channels as the kernel leaves them. On x86
+// (AVX2) n a multiple of 8, out and iout 32-byte aligned; plain stores elsewhere.
 void stream_values_indices(aclDataType idt, const float *vals, const int64_t *idx, float *out,
                            void *iout, int64_t n);
 void stream_fence();
