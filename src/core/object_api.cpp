@@ -38,6 +38,22 @@ List *make_list(const char *api, const Item *const *value, uint64_t size) {
   return l;
 }
 
+// A list and the elements it owns.
+template <class List>
+aclnnStatus destroy_list(const List *list) {
+  if (list)
+    for (const auto *item : list->items) delete item;
+  delete list;
+  return ACLNN_SUCCESS;
+}
+
+template <class List>
+aclnnStatus list_size(const char *api, const List *list, uint64_t *size) {
+  if (!list || !size) return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: arguments must not be null", api);
+  *size = list->items.size();
+  return ACLNN_SUCCESS;
+}
+
 int64_t element_count(const aclTensorDesc &d) {
   int64_t n = 1;
   for (int64_t v : d.dims)
@@ -82,10 +98,7 @@ aclTensorList *aclCreateTensorList(const aclTensor *const *value, uint64_t size)
 }
 
 aclnnStatus aclDestroyTensorList(const aclTensorList *array) {
-  if (array)
-    for (const aclTensor *t : array->items) delete t;
-  delete array;
-  return ACLNN_SUCCESS;
+  return destroy_list(array);
 }
 
 aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint64_t size) {
@@ -93,24 +106,15 @@ aclScalarList *aclCreateScalarList(const aclScalar *const *value, uint64_t size)
 }
 
 aclnnStatus aclDestroyScalarList(const aclScalarList *array) {
-  if (array)
-    for (const aclScalar *s : array->items) delete s;
-  delete array;
-  return ACLNN_SUCCESS;
+  return destroy_list(array);
 }
 
 aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList, uint64_t *size) {
-  if (!tensorList || !size)
-    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetTensorListSize: arguments must not be null");
-  *size = tensorList->items.size();
-  return ACLNN_SUCCESS;
+  return list_size("aclGetTensorListSize", tensorList, size);
 }
 
 aclnnStatus aclGetScalarListSize(const aclScalarList *scalarList, uint64_t *size) {
-  if (!scalarList || !size)
-    return fail(ACLNN_ERR_PARAM_NULLPTR, "aclGetScalarListSize: arguments must not be null");
-  *size = scalarList->items.size();
-  return ACLNN_SUCCESS;
+  return list_size("aclGetScalarListSize", scalarList, size);
 }
 
 // ---- tensor descriptions and data buffers (acl/acl_base.h) -------------------------------------
