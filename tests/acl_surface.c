@@ -61,9 +61,8 @@ int main(void) {
   aclTensor *t1 = aclCreateTensor(dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, &n, 1, dev);
   int64_t flat[1] = {16}, one[1] = {1};
   CHECK(aclInitTensor(t1, flat, 1, ACL_FLOAT, one, 0, ACL_FORMAT_ND, &n, 1, dev) == ACLNN_SUCCESS);
-  int64_t *view = NULL;
-  uint64_t ndim = 0;
-  CHECK(aclGetViewShape(t1, &view, &ndim) == ACLNN_SUCCESS && ndim == 1 && view[0] == 16);
+  aclDataType dt = ACL_DT_UNDEFINED;
+  CHECK(aclGetDataType(t1, &dt) == ACLNN_SUCCESS && dt == ACL_FLOAT);
   int64_t too_big[1] = {17};
   CHECK(aclInitTensor(t1, too_big, 1, ACL_FLOAT, one, 0, ACL_FORMAT_ND, &n, 1, dev) ==
         ACLNN_ERR_PARAM_INVALID);

@@ -319,4 +319,31 @@ TEST(Executors, TensorHandlesDestroyedBetweenPhases) {
   EXPECT_EQ(id[0], 1);
 }
 
+// aclInitTensor re-describes a tensor with aclCreateTensor's checks, and leaves it alone when
+// they fail.
+TEST(Tensors, InitTensorRedescribes) {
+  std::vector<float> data(16);
+  int64_t dims[2] = {2, 8}, strides[2] = {8, 1}, n = 16, flat[1] = {16}, one[1] = {1},
+          big[1] = {17};
+  aclTensor *t = aclCreateTensor(dims, 2, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, &n, 1, data.data());
+  ASSERT_NE(t, nullptr);
+  ASSERT_EQ(aclInitTensor(t, flat, 1, ACL_FLOAT16, one, 0, ACL_FORMAT_NCHW, &n, 1, data.data()),
+            ACLNN_SUCCESS);
+  int64_t *view = nullptr;
+  uint64_t ndim = 0;
+  ASSERT_EQ(aclGetViewShape(t, &view, &ndim), ACLNN_SUCCESS);
+  EXPECT_EQ(ndim, 1u);
+  EXPECT_EQ(view[0], 16);
+  delete[] view;
+  aclDataType dt;
+  ASSERT_EQ(aclGetDataType(t, &dt), ACLNN_SUCCESS);
+  EXPECT_EQ(dt, ACL_FLOAT16);
+  EXPECT_EQ(aclInitTensor(t, big, 1, ACL_FLOAT, one, 0, ACL_FORMAT_ND, &n, 1, data.data()),
+            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(last_msg().find("aclInitTensor: the view"), std::string::npos);
+  ASSERT_EQ(aclGetDataType(t, &dt), ACLNN_SUCCESS);
+  EXPECT_EQ(dt, ACL_FLOAT16);  // unchanged
+  aclDestroyTensor(t);
+}
+
 }  // namespace
