@@ -24,4 +24,13 @@ for ex in max_pool2d_with_indices_backward max_pool3d_with_argmax roi_pooling_wi
   POOLGRAD_SOC=$soc run "$build/examples/example_$ex" >/dev/null
 done
 run "$build/tests/acl_surface" >/dev/null
-echo "aarch64 (qemu): ${passed:-0} C++ tests passed ($(echo "$skip" | tr ':' '\n' | wc -l) left out), 5 examples and the ACL surface program ran"
+# The install: CANN's layout with the aarch64-linux alias, the libraries aarch64 ELF files.
+prefix=$(mktemp -d)
+cmake --install "$build" --prefix "$prefix" >/dev/null
+[ -d "$prefix/aarch64-linux" ] && [ -f "$prefix/lib/pkgconfig/poolgrad.pc" ] &&
+  [ -f "$prefix/lib/cmake/poolgrad/poolgradConfig.cmake" ] ||
+  { echo "aarch64 install: CANN's layout is incomplete in $prefix"; exit 1; }
+readelf -h "$prefix/lib64/libascendcl.so" | grep -q "AArch64" ||
+  { echo "aarch64 install: lib64/libascendcl.so is not an aarch64 library"; exit 1; }
+rm -rf "$prefix"
+echo "aarch64 (qemu): ${passed:-0} C++ tests passed ($(echo "$skip" | tr ':' '\n' | wc -l) left out), 5 examples and the ACL surface program ran, install layout checked"
