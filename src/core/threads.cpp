@@ -14,7 +14,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <exception>
@@ -29,13 +31,34 @@ namespace poolgrad {
 
 namespace {
 
-int default_threads() {
+// POOLGRAD_NUM_THREADS: a count from 1 up; above kMaxThreads it is clamped, and anything else is
+// ignored for the default; either way a warning says so once per process (stderr).
+int env_threads() {
   const char *env = std::getenv("POOLGRAD_NUM_THREADS");
-  if (env && *env) {
-    char *end = nullptr;
-    const long v = std::strtol(env, &end, 10);
-    if (end && *end == '\0' && v >= 1 && v <= kMaxThreads) return static_cast<int>(v);
+  if (!env || !*env) return 0;
+  char *end = nullptr;
+  errno = 0;
+  const long v = std::strtol(env, &end, 10);
+  const bool number = end && *end == '\0' && errno == 0;
+  if (number && v >= 1 && v <= kMaxThreads) return static_cast<int>(v);
+  static std::atomic<bool> warned{false};
+  const bool first = !warned.exchange(true);
+  if (number && v > kMaxThreads) {
+    if (first)
+      std::fprintf(stderr, "poolgrad: warning: POOLGRAD_NUM_THREADS=%s is above %d; using %d\n",
+                   env, kMaxThreads, kMaxThreads);
+    return kMaxThreads;
   }
+  if (first)
+    std::fprintf(stderr,
+                 "poolgrad: warning: POOLGRAD_NUM_THREADS=%s is not a count >= 1; ignored (the "
+                 "cores this process may use)\n",
+                 env);
+  return 0;
+}
+
+int default_threads() {
+  if (const int n = env_threads()) return n;
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0) {
     const int n = CPU_COUNT(&set);
