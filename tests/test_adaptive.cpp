@@ -188,16 +188,24 @@ TEST(AdaptiveMaxPool, ValidationAndProducts) {
   EXPECT_STATUS_MSG(
       aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), nullptr, out.t(), idx.t(), &ws, &ex),
       ACLNN_ERR_PARAM_NULLPTR, kFwd, "outputSize");
+  // DOUBLE is accepted (D4); its output must be DOUBLE too.
   EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dGetWorkspaceSize(xd.t(), os, out.t(), idx.t(), &ws, &ex),
-                    ACLNN_ERR_PARAM_INVALID, kFwd, "DOUBLE, which CANN takes");
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "outputOut dtype must equal self dtype DOUBLE");
   EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, out.t(), i32.t(), &ws, &ex),
                     ACLNN_ERR_PARAM_INVALID, kFwd, "indicesOut dtype must be INT64");
   EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os3, out.t(), idx.t(), &ws, &ex),
                     ACLNN_ERR_PARAM_INVALID, kFwd, "outputSize must have length 2");
   EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os0, out.t(), idx.t(), &ws, &ex),
                     ACLNN_ERR_PARAM_INVALID, kFwd, "outputSize must be > 0");
+  // CANN's order: outputOut = indicesOut first, then the outputs against self.
   EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, bad.t(), idx.t(), &ws, &ex),
-                    ACLNN_ERR_PARAM_INVALID, kFwd, "outputOut shape must be [2,3,2,2]");
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "indicesOut shape must be [2,3,3,2]");
+  {
+    HostTensor idx_bad({2, 3, 3, 2}, ACL_INT64);
+    EXPECT_STATUS_MSG(
+        aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, bad.t(), idx_bad.t(), &ws, &ex),
+        ACLNN_ERR_PARAM_INVALID, kFwd, "outputOut shape must be [2,3,2,2]");
+  }
   // The backward: on every product (CANN's op_api has no product check; its doc lists Ascend 950);
   // indices INT32 or INT64, checked in phase 2 like every index; the four formats equal.
   ASSERT_EQ(
@@ -225,6 +233,100 @@ TEST(AdaptiveMaxPool, ValidationAndProducts) {
   EXPECT_STATUS_MSG(
       aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), gbad.t(), &ws, &ex),
       ACLNN_ERR_PARAM_INVALID, kBwd, "gradInput dtype must equal self dtype");
+}
+
+// D4: DOUBLE, compared in double (values that are equal in float32 but not in double), against
+// the naive reference; NaN and ties; NHWC and strided views.
+TEST(AdaptiveMaxPool, DoubleAgainstNaiveReference) {
+  std::mt19937 rng(4);
+  for (int i = 0; i < 30; ++i) {
+    Case k{1 + static_cast<int64_t>(rng() % 2),  1 + static_cast<int64_t>(rng() % 3),
+           1 + static_cast<int64_t>(rng() % 12), 1 + static_cast<int64_t>(rng() % 12),
+           1 + static_cast<int64_t>(rng() % 6),  1 + static_cast<int64_t>(rng() % 6)};
+    k.nhwc = i % 3 == 1;
+    k.strided = i % 4 == 2;
+    SCOPED_TRACE(testing::Message() << "case " << i);
+    HostTensor x = make(k, dims(k, k.h, k.w), ACL_DOUBLE, rng),
+               out = make(k, dims(k, k.ho, k.wo), ACL_DOUBLE, rng),
+               idx = make(k, dims(k, k.ho, k.wo), ACL_INT64, rng);
+    const int64_t planes = k.n * k.c;
+    std::vector<double> xd(planes * k.h * k.w);
+    for (int64_t pl = 0; pl < planes; ++pl)
+      for (int64_t j = 0; j < k.h * k.w; ++j) {
+        // 1 + m * 2^-40: distinct doubles that round to the same float32.
+        const double v = rng() % 40 == 0 ? NAN : 1.0 + static_cast<double>(rng() % 6) * 0x1p-40;
+        xd[pl * k.h * k.w + j] = v;
+        x.set_double(vpos(k, k.h, k.w, pl / k.c, pl % k.c, j / k.w, j % k.w), v);
+      }
+    IntArray os({k.ho, k.wo});
+    uint64_t ws;
+    aclOpExecutor *ex;
+    ASSERT_EQ(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, out.t(), idx.t(), &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    ASSERT_EQ(aclnnAdaptiveMaxPool2d(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
+    for (int64_t pl = 0; pl < planes; ++pl)
+      for (int64_t oh = 0; oh < k.ho; ++oh)
+        for (int64_t ow = 0; ow < k.wo; ++ow) {
+          int64_t hs, he, ws0, we;
+          ref_bin(oh, k.h, k.ho, &hs, &he);
+          ref_bin(ow, k.w, k.wo, &ws0, &we);
+          double best = -INFINITY;
+          int64_t bi = hs * k.w + ws0;
+          for (int64_t y = hs; y < he; ++y)
+            for (int64_t x0 = ws0; x0 < we; ++x0) {
+              const double val = xd[pl * k.h * k.w + y * k.w + x0];
+              if (val > best || std::isnan(val)) best = val, bi = y * k.w + x0;
+            }
+          const int64_t vp = vpos(k, k.ho, k.wo, pl / k.c, pl % k.c, oh, ow);
+          const double got = out.get_double(vp);
+          ASSERT_TRUE((std::isnan(best) && std::isnan(got)) || best == got)
+              << "plane " << pl << " (" << oh << "," << ow << ")";
+          ASSERT_EQ(idx.get_int(vp), bi) << "plane " << pl << " (" << oh << "," << ow << ")";
+        }
+    EXPECT_TRUE(out.outside_view_untouched());
+  }
+}
+
+// D5: an empty batch succeeds before the outputs are compared with self (only outputOut =
+// indicesOut is checked); D6: the outputs' formats need not equal self's.
+TEST(AdaptiveMaxPool, EmptyBatchAndOutputFormats) {
+  IntArray os({2, 2});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  {
+    HostTensor x({0, 3, 8, 8}, ACL_FLOAT), out({0, 3, 5, 5}, ACL_FLOAT),
+        idx({0, 3, 5, 5}, ACL_INT64), idx_bad({0, 3, 5, 4}, ACL_INT64);
+    ASSERT_EQ(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, out.t(), idx.t(), &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    EXPECT_EQ(ws, 0u);
+    ASSERT_EQ(aclnnAdaptiveMaxPool2d(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+    EXPECT_STATUS_MSG(
+        aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, out.t(), idx_bad.t(), &ws, &ex),
+        ACLNN_ERR_PARAM_INVALID, kFwd, "indicesOut shape must be [0,3,5,5]");
+  }
+  {
+    HostTensor x({1, 2, 4, 4}, ACL_FLOAT), out({1, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND),
+        idx({1, 2, 2, 2}, ACL_INT64, ACL_FORMAT_NHWC),
+        pout({1, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_NC1HWC0);
+    for (int64_t i = 0; i < 32; ++i) x.set(i, static_cast<float>(i % 16));
+    ASSERT_EQ(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, out.t(), idx.t(), &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    ASSERT_EQ(aclnnAdaptiveMaxPool2d(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+    // self's layout (NCHW) decides: plane 1's bin (1, 1) holds 15 at 15.
+    EXPECT_EQ(out.get(7), 15.0f);
+    EXPECT_EQ(idx.get_int(7), 15);
+    // D7: private formats stay refused (the docs list NCHW, NCL, NHWC).
+    EXPECT_STATUS_MSG(
+        aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, pout.t(), idx.t(), &ws, &ex),
+        ACLNN_ERR_PARAM_INVALID, kFwd, "outputOut format must be a public format");
+    HostTensor px({1, 2, 4, 4}, ACL_FLOAT, ACL_FORMAT_NC1HWC0);
+    EXPECT_STATUS_MSG(
+        aclnnAdaptiveMaxPool2dGetWorkspaceSize(px.t(), os, out.t(), idx.t(), &ws, &ex),
+        ACLNN_ERR_PARAM_INVALID, kFwd, "self format must be a public format");
+  }
 }
 
 }  // namespace

@@ -212,6 +212,10 @@ TEST(Mask, ValidationRules) {
                     "kernelSize");
   EXPECT_STATUS_MSG(fwd(x.t(), k3, d, out.t(), mask.t()), ACLNN_ERR_PARAM_INVALID, kMaskFwd,
                     "length 1 or 2");
+  // D17: the backward reports the same bad length with 161001, as CANN's backward does.
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(gy.t(), x.t(), mask.t(), k3, s,
+                                                                   p, d, false, gx.t(), &ws, &ex),
+                    ACLNN_ERR_PARAM_NULLPTR, kMaskBwd, "kernelSize must have length 1 or 2");
   EXPECT_STATUS_MSG(fwd(x.t(), k, d, out.t(), nullptr), ACLNN_ERR_PARAM_NULLPTR, kMaskFwd,
                     "indices");
   EXPECT_STATUS_MSG(fwd(x.t(), k, d2, out.t(), mask.t()), ACLNN_ERR_PARAM_INVALID, kMaskFwd,

@@ -119,6 +119,16 @@ TEST_P(A2A3, MaxPoolForwardRules) {
                     "dilation must be 1 on both axes on " + soc);
   EXPECT_STATUS_MSG(fwd(ACL_FLOAT, ACL_INT64, ACL_FORMAT_NHWC, {1}), ACLNN_ERR_PARAM_INVALID, kFwd,
                     "format NHWC is not supported on " + soc);
+  // D18: NHWC with k1 s1, whose output shape read as NCHW equals the NHWC one (CANN's A2/A3 shape
+  // check then passes): still refused, as CANN's documentation says.
+  HostTensor x({1, 4, 4, 2}, ACL_FLOAT, ACL_FORMAT_NHWC),
+      out({1, 4, 4, 2}, ACL_FLOAT, ACL_FORMAT_NHWC), idx({1, 4, 4, 2}, ACL_INT64, ACL_FORMAT_NHWC);
+  IntArray k1({1}), s1({1}), p0({0}), d1({1});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k1, s1, p0, d1, false, out.t(),
+                                                              idx.t(), &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "format NHWC is not supported on " + soc);
 }
 
 TEST_P(A2A3, RoiPoolingIsNotAvailable) {

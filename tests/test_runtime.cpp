@@ -199,8 +199,12 @@ TEST(Tensors, ViewMustLieInsideStorage) {
   aclTensor *negok = aclCreateTensor(dims, 2, ACL_FLOAT, neg, 12, ACL_FORMAT_ND, sd16, 1, data);
   EXPECT_NE(negok, nullptr);  // a flipped view that stays inside
   aclDestroyTensor(negok);
+  // D8: a negative dim makes a tensor (as CANN's aclCreateTensor does) that describes no element;
+  // every operator refuses it with 161002 naming the parameter.
   int64_t bad_dims[] = {-1, 4};
-  EXPECT_EQ(aclCreateTensor(bad_dims, 2, ACL_FLOAT, st, 0, ACL_FORMAT_ND, sd16, 1, data), nullptr);
+  aclTensor *neg_dim = aclCreateTensor(bad_dims, 2, ACL_FLOAT, st, 0, ACL_FORMAT_ND, sd16, 1, data);
+  ASSERT_NE(neg_dim, nullptr) << last_msg();
+  aclDestroyTensor(neg_dim);
   int64_t huge[] = {int64_t(1) << 40, int64_t(1) << 40}, huge_st[] = {int64_t(1) << 40, 1};
   EXPECT_EQ(aclCreateTensor(huge, 2, ACL_FLOAT, huge_st, 0, ACL_FORMAT_ND, huge, 2, data), nullptr);
   EXPECT_NE(last_msg().find("overflows"), std::string::npos);
@@ -347,3 +351,31 @@ TEST(Tensors, InitTensorRedescribes) {
 }
 
 }  // namespace
+
+// D8: an operator given a tensor with a negative dim reports 161002 naming the parameter (CANN's
+// UT), not 161001 for a null tensor.
+TEST(Tensors, NegativeDimIsRefusedByTheOperator) {
+  float xd[16] = {}, od[4] = {};
+  int64_t id[4] = {};
+  int64_t dims[] = {1, -1, 4, 4}, st[] = {16, 16, 4, 1}, n16 = 16, od_dims[] = {1, 1, 2, 2},
+          ost[] = {4, 4, 2, 1}, n4 = 4;
+  aclTensor *x = aclCreateTensor(dims, 4, ACL_FLOAT, st, 0, ACL_FORMAT_NCHW, &n16, 1, xd);
+  aclTensor *o = aclCreateTensor(od_dims, 4, ACL_FLOAT, ost, 0, ACL_FORMAT_NCHW, &n4, 1, od);
+  aclTensor *i = aclCreateTensor(od_dims, 4, ACL_INT64, ost, 0, ACL_FORMAT_NCHW, &n4, 1, id);
+  ASSERT_TRUE(x && o && i) << pgtest::last_msg();
+  int64_t two = 2, zero = 0, one = 1;
+  aclIntArray *k = aclCreateIntArray(&two, 1), *p = aclCreateIntArray(&zero, 1),
+              *d = aclCreateIntArray(&one, 1), *s = aclCreateIntArray(nullptr, 0);
+  uint64_t ws;
+  aclOpExecutor *ex;
+  EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, o, i, &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices",
+                    "self dims must be >= 0, but got shape [1,-1,4,4]");
+  aclDestroyTensor(x);
+  aclDestroyTensor(o);
+  aclDestroyTensor(i);
+  aclDestroyIntArray(k);
+  aclDestroyIntArray(s);
+  aclDestroyIntArray(p);
+  aclDestroyIntArray(d);
+}

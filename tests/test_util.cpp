@@ -167,6 +167,16 @@ void HostTensor::set(int64_t i, float v) {
   std::memcpy(p, &h, 2);
 }
 
+double HostTensor::get_double(int64_t i) const {
+  double d;
+  std::memcpy(&d, addr(i), 8);
+  return d;
+}
+
+void HostTensor::set_double(int64_t i, double v) {
+  std::memcpy(addr(i), &v, 8);
+}
+
 uint16_t HostTensor::get_bits16(int64_t i) const {
   uint16_t h;
   std::memcpy(&h, addr(i), 2);

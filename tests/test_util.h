@@ -65,6 +65,9 @@ class HostTensor {
   float get(int64_t i) const;
   void set(int64_t i, float v);
   int64_t get_int(int64_t i) const;
+  // A DOUBLE element (no conversion).
+  double get_double(int64_t i) const;
+  void set_double(int64_t i, double v);
   void set_int(int64_t i, int64_t v);
   // The raw bits of a float16 / bfloat16 element (set() and get() convert, and make a signalling
   // NaN quiet on the way).

@@ -518,4 +518,101 @@ TEST(AdaptiveMaxPool3d, ValidationAndProducts) {
   EXPECT_TRUE(gx.guards_intact());
 }
 
+// D9: the 3-D max pool's empty tensors (C, D, H or W = 0, or an empty out) succeed before the
+// shapes are compared, as CANN's op_api does; nothing is written. D13: the backward's dilation
+// follows the forward of the same product (A2/A3: 1; Ascend950: any). D14: the backward's
+// gradOutput must still be the pooled shape (kept stricter).
+TEST(MaxPool3d, EmptyTensorsDilationAndBackwardShapes) {
+  IntArray k2({2}), s2({2}), p0({0}), d1({1}), d2({2});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  const std::vector<std::vector<int64_t>> empty_selves = {
+      {2, 0, 4, 6, 6}, {2, 3, 0, 6, 6}, {2, 3, 4, 0, 6}, {2, 3, 4, 6, 0}, {3, 0, 6, 6}};
+  for (const auto &sd : empty_selves) {
+    SCOPED_TRACE(testing::Message() << "self " << sd.size() << "-D, first zero at C/D/H/W");
+    std::vector<int64_t> od = sd;
+    for (size_t i = sd.size() - 3; i < sd.size(); ++i) od[i] = sd[i] == 0 ? 0 : sd[i] / 2;
+    HostTensor x(sd, ACL_FLOAT, ACL_FORMAT_NCDHW), out(od, ACL_FLOAT, ACL_FORMAT_NCDHW),
+        idx(od, ACL_INT32, ACL_FORMAT_NCDHW);
+    ASSERT_EQ(aclnnMaxPool3dWithArgmaxGetWorkspaceSize(x.t(), k2, s2, p0, d1, false, out.t(),
+                                                       idx.t(), &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    EXPECT_EQ(ws, 0u);
+    ASSERT_EQ(aclnnMaxPool3dWithArgmax(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+    HostTensor gx(sd, ACL_FLOAT, ACL_FORMAT_NCDHW);
+    ASSERT_EQ(aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(out.t(), x.t(), idx.t(), k2, s2, p0,
+                                                               d1, false, gx.t(), &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    ASSERT_EQ(aclnnMaxPool3dWithArgmaxBackward(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  }
+  // An empty out with a non-empty self: success, nothing written (CANN returns first).
+  HostTensor x({1, 2, 4, 4, 4}, ACL_FLOAT, ACL_FORMAT_NCDHW),
+      out0({1, 2, 0, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCDHW),
+      idx0({1, 2, 0, 2, 2}, ACL_INT32, ACL_FORMAT_NCDHW);
+  ASSERT_EQ(aclnnMaxPool3dWithArgmaxGetWorkspaceSize(x.t(), k2, s2, p0, d1, false, out0.t(),
+                                                     idx0.t(), &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  ASSERT_EQ(aclnnMaxPool3dWithArgmax(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  // The attribute rules still come first.
+  IntArray k0({0});
+  HostTensor xe({1, 0, 4, 4, 4}, ACL_FLOAT, ACL_FORMAT_NCDHW),
+      oe({1, 0, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCDHW),
+      ie({1, 0, 2, 2, 2}, ACL_INT32, ACL_FORMAT_NCDHW);
+  EXPECT_STATUS_MSG(aclnnMaxPool3dWithArgmaxGetWorkspaceSize(xe.t(), k0, s2, p0, d1, false, oe.t(),
+                                                             ie.t(), &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, kFwd, "kernelSize values must be in [1, ");
+  // D14: a gradOutput of a shape the attributes do not produce is refused (CANN checks only
+  // indices = gradOutput and self = gradInput).
+  HostTensor gy({1, 2, 3, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCDHW),
+      iy({1, 2, 3, 2, 2}, ACL_INT32, ACL_FORMAT_NCDHW),
+      gx({1, 2, 4, 4, 4}, ACL_FLOAT, ACL_FORMAT_NCDHW);
+  EXPECT_STATUS_MSG(aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
+                        gy.t(), x.t(), iy.t(), k2, s2, p0, d1, false, gx.t(), &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "gradOutput shape must be [1,2,2,2,2]");
+  // D13: dilation 2 in the backward: refused on A2/A3 (as the forward there), taken on 950.
+  HostTensor gd({1, 2, 1, 1, 1}, ACL_FLOAT, ACL_FORMAT_NCDHW),
+      id({1, 2, 1, 1, 1}, ACL_INT32, ACL_FORMAT_NCDHW);
+  ASSERT_EQ(aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(gd.t(), x.t(), id.t(), k2, s2, p0, d2,
+                                                             false, gx.t(), &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  ASSERT_EQ(aclDestroyAclOpExecutor(ex), ACLNN_SUCCESS);
+  Profile a2("Ascend910B");
+  EXPECT_STATUS_MSG(aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
+                        gd.t(), x.t(), id.t(), k2, s2, p0, d2, false, gx.t(), &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, kBwd,
+                    "dilation must be 1 on every axis on Ascend910B");
+  // D12: the backward in NDHWC on A2/A3: refused, as the documentation says (CANN's op_api would
+  // take it).
+  HostTensor xc({1, 4, 4, 4, 2}, ACL_FLOAT, ACL_FORMAT_NDHWC),
+      gc({1, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_NDHWC),
+      ic({1, 2, 2, 2, 2}, ACL_INT32, ACL_FORMAT_NDHWC),
+      gxc({1, 4, 4, 4, 2}, ACL_FLOAT, ACL_FORMAT_NDHWC);
+  EXPECT_STATUS_MSG(aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
+                        gc.t(), xc.t(), ic.t(), k2, s2, p0, d1, false, gxc.t(), &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, kBwd, "NDHWC is Ascend950 only");
+}
+
+// D10: the adaptive 3-D forward with an empty batch: CANN compares N and C of out with self's and
+// the sizes with outputSize before it returns, and so does poolgrad.
+TEST(AdaptiveMaxPool3d, EmptyBatch) {
+  HostTensor x({0, 2, 4, 4, 4}, ACL_FLOAT, ACL_FORMAT_NCDHW),
+      out({0, 2, 2, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCDHW),
+      idx({0, 2, 2, 2, 2}, ACL_INT32, ACL_FORMAT_NCDHW),
+      bad({0, 2, 3, 2, 2}, ACL_FLOAT, ACL_FORMAT_NCDHW);
+  IntArray os({2, 2, 2});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  ASSERT_EQ(aclnnAdaptiveMaxPool3dGetWorkspaceSize(x.t(), os, out.t(), idx.t(), &ws, &ex),
+            ACLNN_SUCCESS)
+      << last_msg();
+  EXPECT_EQ(ws, 0u);
+  ASSERT_EQ(aclnnAdaptiveMaxPool3d(nullptr, 0, ex, nullptr), ACLNN_SUCCESS);
+  EXPECT_STATUS_MSG(aclnnAdaptiveMaxPool3dGetWorkspaceSize(x.t(), os, bad.t(), idx.t(), &ws, &ex),
+                    ACLNN_ERR_PARAM_INVALID, kAFwd, "outputOut shape must be [0,2,2,2,2]");
+}
+
 }  // namespace

@@ -65,13 +65,22 @@ aclnnStatus aclnnAdaptiveMaxPool2dGetWorkspaceSize(const aclTensor *self,
   st = check_element_bound(api,
                            {{"self", self}, {"outputOut", outputOut}, {"indicesOut", indicesOut}});
   if (st) return st;
-  if ((st = check_pool_dtype(api, "self", self))) return st;
+  // Step 2, dtypes: DOUBLE too (CANN's dtype lists and doc, every product; D4).
+  if (!is_pool_dtype(self->view.dtype) && self->view.dtype != ACL_DOUBLE)
+    return fail(ACLNN_ERR_PARAM_INVALID,
+                "%s: self dtype must be FLOAT, FLOAT16, BF16 or DOUBLE, but got %s", api,
+                dtype_name(self->view.dtype));
   if ((st = check_dtype_as_self(api, "outputOut", outputOut, self))) return st;
   if (indicesOut->view.dtype != ACL_INT64)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: indicesOut dtype must be INT64, but got %s", api,
                 dtype_name(indicesOut->view.dtype));
-  st = check_formats(api, {{"self", self}, {"outputOut", outputOut}, {"indicesOut", indicesOut}},
+  // Step 3, formats: public ones; the outputs' need not equal self's (CANN checks none of the
+  // outputs' formats; the layout is self's; D6).
+  st = check_formats(api, {{"self", self}},
                      {{"self", self}, {"outputOut", outputOut}, {"indicesOut", indicesOut}});
+  if (st) return st;
+  st = check_same_shape(api, "indicesOut", indicesOut, outputOut->view.dims,
+                        "the shape of outputOut");
   if (st) return st;
   const std::vector<int64_t> &os = outputSize->values;
   if (os.size() != 2)
@@ -82,11 +91,12 @@ aclnnStatus aclnnAdaptiveMaxPool2dGetWorkspaceSize(const aclTensor *self,
                 dims_str(os).c_str());
   const Geometry g = adaptive_geometry(self, os[0], os[1]);
   if ((st = check_sizes(api, g, self))) return st;
-  st = check_same_shape(api, "outputOut", outputOut, g.out_dims, "self with H, W = outputSize");
-  if (st) return st;
-  st = check_same_shape(api, "indicesOut", indicesOut, outputOut->view.dims,
-                        "the shape of outputOut");
-  if (st) return st;
+  // Step 4: an empty batch succeeds before the outputs are compared with self (CANN; D5): there
+  // is nothing to write.
+  if (g.n != 0) {
+    st = check_same_shape(api, "outputOut", outputOut, g.out_dims, "self with H, W = outputSize");
+    if (st) return st;
+  }
   return finish_forward(
       api, g, self, "outputOut", outputOut, "indicesOut", indicesOut,
       to_nchw(indicesOut->view, g.nhwc), ACL_INT64, nullptr, false, choose,

@@ -11,7 +11,7 @@ namespace poolgrad {
 
 namespace {
 
-enum Layout { kBins };
+enum Layout { kBins, kBinsDouble };
 
 const KernelRow<MaxPoolForwardKernel> kForward[] = {
     {Device::kHost,
@@ -28,13 +28,22 @@ const KernelRow<MaxPoolForwardKernel> kForward[] = {
      Isa::kAvx2,
      "adaptive-forward-bins/avx2",
      {adaptive_forward_workspace, adaptive_forward}},
+    {Device::kHost,
+     ACL_DOUBLE,
+     ACL_INT64,
+     kBinsDouble,
+     Isa::kPortable,
+     "adaptive-forward-bins-double",
+     {adaptive_forward_double_workspace, adaptive_forward_double}},
 };
 
 }  // namespace
 
 const KernelRow<MaxPoolForwardKernel> &adaptive_forward_kernel(const MaxPoolParams &p,
                                                                Device device) {
-  const auto *row = find_kernel(kForward, device, p.dtype, ACL_INT64, {kBins}, best_isa());
+  // DOUBLE applies to its own path only: the float32 rows would narrow it.
+  const int layout = p.dtype == ACL_DOUBLE ? kBinsDouble : kBins;
+  const auto *row = find_kernel(kForward, device, p.dtype, ACL_INT64, {layout}, best_isa());
   if (!row) std::abort();  // every key has a portable row: unreachable
   return *row;
 }

@@ -49,6 +49,10 @@ void byte_range(const View &v, uintptr_t *lo, uintptr_t *hi) {
 
 aclnnStatus check_element_bound(const char *api, std::initializer_list<Named> all) {
   for (const Named &x : all) {
+    for (int64_t d : x.t->view.dims)
+      if (d < 0)
+        return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dims must be >= 0, but got shape %s", api,
+                    x.name, dims_str(x.t->view.dims).c_str());
     int64_t count = 1;
     for (int64_t d : x.t->view.dims)
       if (!checked_mul(count, d > 0 ? d : 1, &count) || count > kMaxElements)

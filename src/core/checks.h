@@ -44,8 +44,9 @@ struct Io {
   const aclTensor *t;
   Role role;
 };
-// 161002 for a tensor over the element bound above. Every operator checks it right after the
-// null checks, before any arithmetic on dims.
+// 161002 for a tensor with a negative dim (aclCreateTensor makes one, as CANN's does) or over the
+// element bound above. Every operator checks it right after the null checks, before any
+// arithmetic on dims.
 aclnnStatus check_element_bound(const char *api, std::initializer_list<Named> all);
 // The storage rules every operator applies, after its own cascade, to the tensors whose data it
 // reads or writes (161002 each): the first element aligned to the element size; no output

@@ -11,7 +11,10 @@ namespace poolgrad {
 
 int64_t View::numel() const {
   int64_t n = 1;
-  for (int64_t d : dims) n *= d;  // dims were checked at creation: the product fits int64
+  for (int64_t d : dims) {
+    if (d < 0) return 0;  // a negative dim describes nothing (operators refuse it)
+    n *= d;               // dims were checked at creation: the product fits int64
+  }
   return n;
 }
 

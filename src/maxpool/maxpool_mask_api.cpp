@@ -173,6 +173,14 @@ aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
   aclnnStatus st;
   if ((st = check_not_null(api, {{"self", self}, {"indices", indices}}))) return st;
   if ((st = check_product(api))) return st;
+  // CANN's backward checks kernelSize, self and gradOutput for null and then the kernelSize
+  // length, and reports a bad length with the null-pointer status 161001 (D17).
+  if ((st = check_not_null(api, {{"kernelSize", kernelSize}, {"gradOutput", gradOutput}})))
+    return st;
+  if (kernelSize->values.size() != 1 && kernelSize->values.size() != 2)
+    return fail(ACLNN_ERR_PARAM_NULLPTR,
+                "%s: kernelSize must have length 1 or 2, but got length %zu (161001, as CANN)", api,
+                kernelSize->values.size());
   if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
   if ((st = check_not_null(api, {{"gradOutput", gradOutput},
                                  {"kernelSize", kernelSize},

@@ -31,7 +31,7 @@ aclnnStatus windows(const char *api, const aclTensor *self, const aclIntArray *k
                     const aclIntArray *stride, const aclIntArray *padding,
                     const aclIntArray *dilation, bool ceil, const aclTensor *indices,
                     VolumeGeometry *g) {
-  aclnnStatus st = volume_input(api, self, self->view.format == ACL_FORMAT_NDHWC, g);
+  aclnnStatus st = volume_input(api, self, self->view.format == ACL_FORMAT_NDHWC, g, true);
   if (st) return st;
   if ((st = volume_windows(api, self, kernel, stride, padding, dilation, ceil, g))) return st;
   const VolumeRules &r = volume_rules();
@@ -78,8 +78,13 @@ aclnnStatus aclnnMaxPool3dWithArgmaxGetWorkspaceSize(
   VolumeGeometry g;
   if ((st = windows(api, self, kernelSize, stride, padding, dilation, ceilMode, indices, &g)))
     return st;
-  if ((st = check_same_shape(api, "out", out, g.out_dims, "self pooled"))) return st;
-  if ((st = check_same_shape(api, "indices", indices, g.out_dims, "the shape of out"))) return st;
+  // An empty self or out returns here, before the shapes are compared (CANN; D9): nothing to write.
+  g.empty = self->view.numel() == 0 || out->view.numel() == 0;
+  if (!g.empty) {
+    if ((st = check_same_shape(api, "out", out, g.out_dims, "self pooled"))) return st;
+    st = check_same_shape(api, "indices", indices, g.out_dims, "the shape of out");
+    if (st) return st;
+  }
   return finish_volume_forward(
       api, g, self, "out", out, "indices", indices, [&] { return trace_extra(g, ceilMode); },
       workspaceSize, executor);
@@ -126,12 +131,17 @@ aclnnStatus aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
   VolumeGeometry g;
   if ((st = windows(api, self, kernelSize, stride, padding, dilation, ceilMode, indices, &g)))
     return st;
-  if ((st = check_same_shape(api, "indices", indices, gradOutput->view.dims,
-                             "the shape of gradOutput")))
-    return st;
-  if ((st = check_same_shape(api, "gradInput", gradInput, self->view.dims, "the shape of self")))
-    return st;
-  if ((st = check_same_shape(api, "gradOutput", gradOutput, g.out_dims, "self pooled"))) return st;
+  // An empty gradOutput, self or indices returns here (CANN; D9): gradInput is not written.
+  g.empty = gradOutput->view.numel() == 0 || self->view.numel() == 0 || indices->view.numel() == 0;
+  if (!g.empty) {
+    if ((st = check_same_shape(api, "indices", indices, gradOutput->view.dims,
+                               "the shape of gradOutput")))
+      return st;
+    st = check_same_shape(api, "gradInput", gradInput, self->view.dims, "the shape of self");
+    if (st) return st;
+    st = check_same_shape(api, "gradOutput", gradOutput, g.out_dims, "self pooled");
+    if (st) return st;
+  }
   return finish_volume_backward(
       api, g, gradOutput, self, indices, gradInput, [&] { return trace_extra(g, ceilMode); },
       workspaceSize, executor);

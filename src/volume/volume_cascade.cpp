@@ -70,12 +70,13 @@ aclnnStatus check_volume_ranks(const char *api, std::initializer_list<Named> all
 }
 
 aclnnStatus volume_input(const char *api, const aclTensor *self, bool channels_last,
-                         VolumeGeometry *g) {
+                         VolumeGeometry *g, bool empty_ok) {
   g->channels_last = channels_last;
   g->rank = self->view.rank();
   const Strided5 s = to_ncdhw(self->view, channels_last);
   g->n = s.n, g->c = s.c;
   g->ax[0].in = s.d, g->ax[1].in = s.h, g->ax[2].in = s.w;
+  if (empty_ok && self->view.numel() == 0) return ACLNN_SUCCESS;
   if (s.c < 1 || s.d < 1 || s.h < 1 || s.w < 1)
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "%s: self C, D, H and W must be >= 1, but got C=%" PRId64 ", D=%" PRId64
@@ -126,7 +127,7 @@ aclnnStatus volume_windows(const char *api, const aclTensor *self, const aclIntA
     x.k = k[a], x.s = s[a], x.p = p[a], x.d = d[a];
     out[a] = pool_out_size(x.in, x.k, x.s, x.p, x.d, ceil);
   }
-  if (out[0] <= 0 || out[1] <= 0 || out[2] <= 0)
+  if (self->view.numel() > 0 && (out[0] <= 0 || out[1] <= 0 || out[2] <= 0))
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "%s: output size must be > 0, but got [%" PRId64 ",%" PRId64 ",%" PRId64
                 "] for D, H, W = %" PRId64 ", %" PRId64 ", %" PRId64 " and %s ceilMode=%d",
@@ -160,7 +161,7 @@ namespace {
 Plan forward_plan(const VolumeGeometry &g, const aclTensor *self, const aclTensor *out,
                   const aclTensor *indices) {
   Plan plan;
-  if (g.n == 0) return plan;
+  if (g.empty || g.n == 0) return plan;
   VolumeParams p = g.params(self->view.dtype, indices->view.dtype);
   const Strided5 x = to_ncdhw(self->view, g.channels_last);
   const Strided5 o = to_ncdhw(out->view, g.channels_last);
@@ -183,7 +184,7 @@ Plan forward_plan(const VolumeGeometry &g, const aclTensor *self, const aclTenso
 Plan backward_plan(const char *api, const VolumeGeometry &g, const aclTensor *grad_out,
                    const aclTensor *indices, const aclTensor *grad_in) {
   Plan plan;
-  if (g.n == 0) return plan;
+  if (g.empty || g.n == 0) return plan;
   VolumeParams p = g.params(grad_out->view.dtype, indices->view.dtype);
   const Strided5 gy = to_ncdhw(grad_out->view, g.channels_last);
   const Strided5 ix = to_ncdhw(indices->view, g.channels_last);

@@ -19,6 +19,9 @@ struct VolumeGeometry {
   int64_t n = 1, c = 0;
   Axis ax[3];
   std::vector<int64_t> out_dims;
+  // Nothing to compute: the 3-D max pool's empty tensors return before the shape checks (CANN;
+  // docs/compatibility.md D9). The plan is empty.
+  bool empty = false;
   VolumeParams params(aclDataType dt, aclDataType idt) const;
   // Sets the output sizes and out_dims.
   void set_out(int64_t od, int64_t oh, int64_t ow, const std::vector<int64_t> &self_dims);
@@ -34,11 +37,12 @@ aclnnStatus check_volume_formats(const char *api, std::initializer_list<Named> s
 aclnnStatus check_volume_index_dtype(const char *api, const char *name, const aclTensor *t);
 // 161002 unless every tensor is 4-D or 5-D.
 aclnnStatus check_volume_ranks(const char *api, std::initializer_list<Named> all);
-// self's N, C and input sizes; 161002 unless C, D, H and W are >= 1.
+// self's N, C and input sizes; 161002 unless C, D, H and W are >= 1 (with empty_ok, 0 is taken
+// too).
 aclnnStatus volume_input(const char *api, const aclTensor *self, bool channels_last,
-                         VolumeGeometry *g);
+                         VolumeGeometry *g, bool empty_ok = false);
 // kernelSize, stride, padding, dilation of the 3-D max pool (length and value rules) into g->ax,
-// then the output sizes (> 0) and shape.
+// then the output sizes (> 0, unless self is empty) and shape.
 aclnnStatus volume_windows(const char *api, const aclTensor *self, const aclIntArray *kernel,
                            const aclIntArray *stride, const aclIntArray *padding,
                            const aclIntArray *dilation, bool ceil, VolumeGeometry *g);
