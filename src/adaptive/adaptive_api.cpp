@@ -97,9 +97,12 @@ aclnnStatus aclnnAdaptiveMaxPool2dGetWorkspaceSize(const aclTensor *self,
     st = check_same_shape(api, "outputOut", outputOut, g.out_dims, "self with H, W = outputSize");
     if (st) return st;
   }
+  ForwardArgs f;
+  f.api = api, f.g = &g, f.self = self, f.out_name = "outputOut", f.out = outputOut;
+  f.idx_name = "indicesOut", f.indices = indicesOut;
+  f.ix = to_nchw(indicesOut->view, g.nhwc), f.idt = ACL_INT64, f.choose = choose;
   return finish_forward(
-      api, g, self, "outputOut", outputOut, "indicesOut", indicesOut,
-      to_nchw(indicesOut->view, g.nhwc), ACL_INT64, nullptr, false, choose,
+      f,
       [&] {
         return format("outputSize=[%" PRId64 ",%" PRId64 "] profile=%s", os[0], os[1],
                       soc_name(current_soc()));
@@ -166,10 +169,11 @@ aclnnStatus aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(
   if (g.h * g.w > INT32_MAX)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: H*W must be <= %d, but got %" PRId64, api, INT32_MAX,
                 g.h * g.w);
+  BackwardArgs b;
+  b.api = api, b.g = &g, b.grad_out = gradOutput, b.self = self, b.indices = indices;
+  b.grad_in = gradInput, b.ix = to_nchw(indices->view, g.nhwc), b.idt = indices->view.dtype;
   return finish_backward(
-      api, g, gradOutput, self, indices, to_nchw(indices->view, g.nhwc), indices->view.dtype,
-      gradInput, false, [] { return format("profile=%s", soc_name(current_soc())); }, workspaceSize,
-      executor);
+      b, [] { return format("profile=%s", soc_name(current_soc())); }, workspaceSize, executor);
 }
 
 aclnnStatus aclnnAdaptiveMaxPool2dBackward(void *workspace, uint64_t workspaceSize,

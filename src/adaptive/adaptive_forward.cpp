@@ -27,14 +27,14 @@ VolumeParams volume_params(const MaxPoolParams &p) {
 
 }  // namespace
 
-int64_t adaptive_forward_workspace(const MaxPoolParams &p, const Strided4 &x, const Strided4 &,
-                                   const Strided4 &) {
-  return volume_forward_workspace(volume_params(p), as_volume(x));
+int64_t adaptive_forward_workspace(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                                   const Strided4 &idx) {
+  return volume_forward_workspace(volume_params(p), as_volume(x), as_volume(out), as_volume(idx));
 }
 
-void adaptive_forward(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                      const Strided4 &idx, void *workspace) {
-  volume_forward(volume_params(p), as_volume(x), as_volume(out), as_volume(idx), workspace);
+FirstError adaptive_forward(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                            const Strided4 &idx, void *workspace) {
+  return volume_forward(volume_params(p), as_volume(x), as_volume(out), as_volume(idx), workspace);
 }
 
 int64_t adaptive_forward_double_workspace(const MaxPoolParams &, const Strided4 &, const Strided4 &,
@@ -45,8 +45,8 @@ int64_t adaptive_forward_double_workspace(const MaxPoolParams &, const Strided4 
 // DOUBLE (CANN lists it for this API on every product): compared in double, never narrowed, so the
 // float32 row conversion of the volume kernel is not an option. A plain scan in (h, w) order with
 // PyTorch's rule: the first maximum, a NaN beats any number, the last NaN wins. Golden-data speed.
-void adaptive_forward_double(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                             const Strided4 &idx, void *) {
+FirstError adaptive_forward_double(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                                   const Strided4 &idx, void *) {
   for (int64_t n = 0; n < p.n; ++n)
     for (int64_t c = 0; c < p.c; ++c) {
       const double *plane = reinterpret_cast<const double *>(x.base) + n * x.sn + c * x.sc;
@@ -66,6 +66,7 @@ void adaptive_forward_double(const MaxPoolParams &p, const Strided4 &x, const St
           ix[oh * idx.sh + ow * idx.sw] = best_at;
         }
     }
+  return {};
 }
 
 }  // namespace poolgrad

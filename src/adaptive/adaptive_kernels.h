@@ -11,12 +11,12 @@ namespace poolgrad {
 
 int64_t adaptive_forward_workspace(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
                                    const Strided4 &idx);
-void adaptive_forward(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                      const Strided4 &idx, void *workspace);
+FirstError adaptive_forward(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                            const Strided4 &idx, void *workspace);
 
 int64_t adaptive_forward_double_workspace(const MaxPoolParams &p, const Strided4 &x,
                                           const Strided4 &out, const Strided4 &idx);
-void adaptive_forward_double(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                             const Strided4 &idx, void *workspace);
+FirstError adaptive_forward_double(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                                   const Strided4 &idx, void *workspace);
 
 }  // namespace poolgrad

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
 #include <initializer_list>
 
 #include "aclnn/aclnn_base.h"
@@ -45,6 +46,14 @@ const KernelRow<Kernel> *find_kernel(const KernelRow<Kernel> (&table)[N], Device
             r.isa == static_cast<Isa>(isa))
           return &r;
   return nullptr;
+}
+
+// The row find_kernel found: every operator's tables have a portable row for each key its phase 1
+// can form, so a null here is a bug in a table (abort, rather than run nothing).
+template <class Row>
+const Row &must_find(const Row *r) {
+  if (!r) std::abort();
+  return *r;
 }
 
 }  // namespace poolgrad

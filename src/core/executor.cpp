@@ -154,7 +154,7 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
                 "%s: workspaceSize must be >= %" PRId64 " (asked for by phase 1), but got %" PRIu64,
                 api, asked_bytes(plan), workspace_size);
   void *const scratch = plan.workspace > 0 ? aligned_start(workspace) : workspace;
-  if (!plan.run) {
+  if (plan.steps.empty()) {
     if (trace_info())
       std::fprintf(log_stream(), "poolgrad: %s %s kernel=none (empty) time=0.000ms status=0\n", api,
                    plan.trace.c_str());
@@ -162,20 +162,23 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
   }
   std::lock_guard<std::mutex> turn(e->run_mutex);
   aclnnStatus st = ACLNN_SUCCESS;
+  const auto t0 = std::chrono::steady_clock::now();
   try {
-    if (trace_info()) {
-      const auto t0 = std::chrono::steady_clock::now();
-      st = plan.run(scratch);
-      const double ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      std::fprintf(log_stream(), "poolgrad: %s %s kernel=%s threads=%d time=%.3fms status=%d\n",
-                   api, plan.trace.c_str(), plan.kernel.c_str(), plan.threads, ms,
-                   static_cast<int>(st));
-    } else {
-      st = plan.run(scratch);
+    for (const PlanStep &step : plan.steps) {
+      const FirstError bad = step.run(scratch);
+      if (bad.found()) {
+        st = report_data_error(api, plan, bad);
+        break;
+      }
     }
   } catch (const std::exception &ex) {
     st = fail(ACLNN_ERR_INNER, "%s: internal error: %s", api, ex.what());
+  }
+  if (trace_info()) {
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(log_stream(), "poolgrad: %s %s kernel=%s threads=%d time=%.3fms status=%d\n", api,
+                 plan.trace.c_str(), plan.kernel.c_str(), plan.threads, ms, static_cast<int>(st));
   }
   return st;
 }

@@ -6,22 +6,12 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 
 #include "aclnn/aclnn_base.h"
+#include "plan.h"
 
 namespace poolgrad {
-
-struct Plan {
-  // Runs the kernel the dispatch table chose, on `workspace` (the bytes asked for below). Empty:
-  // nothing to do (an empty batch).
-  std::function<aclnnStatus(void *workspace)> run;
-  std::string kernel = "none";  // the chosen row's name (+ "(serial)"): what the trace prints
-  int64_t workspace = 0;        // bytes; -1 when the size overflowed int64
-  int threads = 1;    // the kernel's thread count, fixed in phase 1 (the workspace depends on it)
-  std::string trace;  // the call's description, filled only when POOLGRAD_LOG=info
-};
 
 // The end of every phase 1: refuses a workspace beyond what the host can give (561000 naming
 // the bytes; -1 means the size overflowed), else reports it and returns a new executor.

@@ -12,9 +12,13 @@ namespace poolgrad {
 
 // The first data error of a kernel: each part keeps its own, the smallest position wins, so the
 // report does not depend on how the work was split.
+// This is the one data-error type of every kernel (src/core/plan.h): `datum` says which checked
+// input it is (the plan's DatumText of that number prints it), `pos` is flat in that datum's grid.
 struct FirstError {
-  int64_t pos = -1;  // flat position of the bad index; -1: none
-  int64_t value = 0;
+  int64_t pos = -1;   // flat position of the bad index; -1: none
+  int64_t value = 0;  // the value read (a real-valued datum stores its double's bits)
+  int datum = 0;
+  bool found() const { return pos >= 0; }
   void note(int64_t at, int64_t v) {
     if (pos < 0 || at < pos) {
       pos = at;

@@ -72,10 +72,12 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
                 "%s: indices dtype INT32 requires H*W <= %d, but got H*W=%" PRId64 "; use INT64",
                 api, INT32_MAX, g.h * g.w);
   // 6: an empty batch is a no-op (the plan has nothing to run).
+  ForwardArgs f;
+  f.api = api, f.g = &g, f.self = self, f.out = out, f.indices = indices;
+  f.ix = to_nchw(indices->view, g.nhwc), f.idt = indices->view.dtype;
+  f.choose = maxpool_forward_kernel;
   return finish_forward(
-      api, g, self, "out", out, "indices", indices, to_nchw(indices->view, g.nhwc),
-      indices->view.dtype, nullptr, false, maxpool_forward_kernel, [&] { return attrs_trace(g.a); },
-      workspaceSize, executor);
+      f, [&] { return attrs_trace(g.a); }, workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithIndices(void *workspace, uint64_t workspaceSize,
@@ -137,9 +139,11 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
   if ((st = check_same_shape(api, "indices", indices, gradOutput->view.dims,
                              "the shape of gradOutput")))
     return st;
+  BackwardArgs b;
+  b.api = api, b.g = &g, b.grad_out = gradOutput, b.self = self, b.indices = indices;
+  b.grad_in = gradInput, b.ix = to_nchw(indices->view, g.nhwc), b.idt = indices->view.dtype;
   return finish_backward(
-      api, g, gradOutput, self, indices, to_nchw(indices->view, g.nhwc), indices->view.dtype,
-      gradInput, false, [&] { return attrs_trace(g.a); }, workspaceSize, executor);
+      b, [&] { return attrs_trace(g.a); }, workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithIndicesBackward(void *workspace, uint64_t workspaceSize,

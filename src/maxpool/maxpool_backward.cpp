@@ -545,7 +545,7 @@ int64_t bwd_cl_block(const MaxPoolParams &p) {
 }
 
 int64_t bwd_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                   const Strided4 &gx, void *workspace, PlaneGather mode, BadIndex *bad) {
+                   const Strided4 &gx, void *workspace, PlaneGather mode, FirstError *bad) {
   const bool whole = whole_planes(p, gy, idx), in_place = plane_in_place(p, gx);
   const bool nt = !p.serial;  // streaming stores only where gradInput has no aliasing
   return run_parts(
@@ -561,7 +561,7 @@ int64_t bwd_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &i
 }
 
 int64_t bwd_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx, const Strided4 &gx,
-               void *workspace, bool gather, BadIndex *bad) {
+               void *workspace, bool gather, FirstError *bad) {
   const int64_t cb = bwd_cl_block(p), items = p.n * ((p.c + cb - 1) / cb);
   const bool nt = !p.serial;
   return run_parts(
@@ -577,9 +577,9 @@ int64_t bwd_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx, 
 }
 
 // One bad-index report of a plane path run (the table's rows differ in the gather they take).
-BadIndex run_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                    const Strided4 &gx, void *workspace, PlaneGather mode) {
-  BadIndex bad;
+FirstError run_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                      const Strided4 &gx, void *workspace, PlaneGather mode) {
+  FirstError bad;
   bwd_planes(p, gy, idx, gx, workspace, mode, &bad);
   return bad;
 }
@@ -589,29 +589,29 @@ int64_t maxpool_backward_planes_workspace(const MaxPoolParams &p, const Strided4
                                           const Strided4 &idx, const Strided4 &gx) {
   return bwd_planes(p, gy, idx, gx, nullptr, PlaneGather::kNone, nullptr);
 }
-BadIndex maxpool_backward_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                                 const Strided4 &gx, void *workspace) {
+FirstError maxpool_backward_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                                   const Strided4 &gx, void *workspace) {
   return run_planes(p, gy, idx, gx, workspace, PlaneGather::kNone);
 }
-BadIndex maxpool_backward_gather(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                                 const Strided4 &gx, void *workspace) {
+FirstError maxpool_backward_gather(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                                   const Strided4 &gx, void *workspace) {
   return run_planes(p, gy, idx, gx, workspace, PlaneGather::kK2S2);
 }
 int64_t maxpool_backward_gather3_workspace(const MaxPoolParams &p, const Strided4 &gy,
                                            const Strided4 &idx, const Strided4 &gx) {
   return bwd_planes(p, gy, idx, gx, nullptr, PlaneGather::kK3S2, nullptr);
 }
-BadIndex maxpool_backward_gather3(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                                  const Strided4 &gx, void *workspace) {
+FirstError maxpool_backward_gather3(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                                    const Strided4 &gx, void *workspace) {
   return run_planes(p, gy, idx, gx, workspace, PlaneGather::kK3S2);
 }
 int64_t maxpool_backward_cl_workspace(const MaxPoolParams &p, const Strided4 &gy,
                                       const Strided4 &idx, const Strided4 &gx) {
   return bwd_cl(p, gy, idx, gx, nullptr, false, nullptr);
 }
-BadIndex maxpool_backward_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                             const Strided4 &gx, void *workspace) {
-  BadIndex bad;
+FirstError maxpool_backward_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
+                               const Strided4 &gx, void *workspace) {
+  FirstError bad;
   bwd_cl(p, gy, idx, gx, workspace, false, &bad);
   return bad;
 }
@@ -619,9 +619,9 @@ int64_t maxpool_backward_cl_gather_workspace(const MaxPoolParams &p, const Strid
                                              const Strided4 &idx, const Strided4 &gx) {
   return bwd_cl(p, gy, idx, gx, nullptr, true, nullptr);
 }
-BadIndex maxpool_backward_cl_gather(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                                    const Strided4 &gx, void *workspace) {
-  BadIndex bad;
+FirstError maxpool_backward_cl_gather(const MaxPoolParams &p, const Strided4 &gy,
+                                      const Strided4 &idx, const Strided4 &gx, void *workspace) {
+  FirstError bad;
   bwd_cl(p, gy, idx, gx, workspace, true, &bad);
   return bad;
 }

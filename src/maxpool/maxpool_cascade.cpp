@@ -144,118 +144,79 @@ std::string attrs_trace(const PoolAttrs &a) {
 
 namespace {
 
-Plan forward_plan(const Geometry &g, const aclTensor *self, const aclTensor *out,
-                  const Strided4 &ix, aclDataType idt, bool ix_overlaps,
-                  std::function<void()> after, bool ix_in_workspace, ForwardChooser choose) {
-  Plan plan;
-  if (g.n == 0) return plan;
-  MaxPoolParams p = g.params(self->view.dtype, idt);
-  const Strided4 x = to_nchw(self->view, g.nhwc), o = to_nchw(out->view, g.nhwc);
-  p.serial = !view_is_non_overlapping(out->view) || ix_overlaps;
-  p.threads = p.serial ? 1 : num_threads();
-  const auto &row = choose(p, self->view.device, x, o, ix);
-  p.isa = row.isa;
-  plan.threads = p.threads;
-  plan.kernel = std::string(row.name) + (p.serial ? "(serial)" : "");
-  const int64_t kernel_ws = row.kernel.workspace(p, x, o, ix);
-  // The indices scratch first (64-byte aligned size), then the kernel's own workspace.
-  int64_t ix_bytes = 0;
-  if (ix_in_workspace && !checked_mul(g.n * g.c * g.ho * g.wo, dtype_size(idt), &ix_bytes))
-    ix_bytes = -1;
-  ix_bytes = ix_bytes < 0 ? -1 : (ix_bytes + 63) / 64 * 64;
-  plan.workspace = kernel_ws < 0 || ix_bytes < 0 ? -1 : kernel_ws + ix_bytes;
-  const auto run = row.kernel.run;
-  plan.run = [p, x, o, ix, run, after, ix_bytes, ix_in_workspace](void *workspace) {
-    Strided4 ixr = ix;
-    if (ix_in_workspace) ixr.base = static_cast<char *>(workspace);
-    run(p, x, o, ixr, static_cast<char *>(workspace) + ix_bytes);
-    if (after) after();
-    return ACLNN_SUCCESS;
-  };
-  return plan;
-}
-
-Plan backward_plan(const Geometry &g, const aclTensor *grad_out, const Strided4 &ix,
-                   aclDataType idt, const aclTensor *grad_in, const char *api, bool unit_window) {
-  Plan plan;
-  if (g.n == 0) return plan;
-  MaxPoolParams p = g.params(grad_out->view.dtype, idt);
-  p.unit_window = unit_window;
-  const Strided4 gy = to_nchw(grad_out->view, g.nhwc), gx = to_nchw(grad_in->view, g.nhwc);
-  // A gradInput view whose elements share storage is written on one thread, in plane order,
-  // so that the result does not depend on the thread count.
-  p.serial = !view_is_non_overlapping(grad_in->view);
-  p.threads = p.serial ? 1 : num_threads();
-  const auto &row = maxpool_backward_kernel(p, grad_out->view.device, gy, ix, gx);
-  p.isa = row.isa;
-  plan.threads = p.threads;
-  plan.kernel = std::string(row.name) + (p.serial ? "(serial)" : "");
-  plan.workspace = row.kernel.workspace(p, gy, ix, gx);
-  const bool nhwc = g.nhwc;
-  const int rank = g.rank;
-  const auto run = row.kernel.run;
-  plan.run = [p, gy, ix, gx, nhwc, rank, run, api](void *workspace) {
-    const BadIndex bad = run(p, gy, ix, gx, workspace);
-    if (bad.plane >= 0) {
-      const int64_t n = bad.plane / p.c, c = bad.plane % p.c;
-      char pos[96];
-      const int at = rank == 4 ? std::snprintf(pos, sizeof pos, "%" PRId64 ",", n) : 0;
-      if (nhwc)
-        std::snprintf(pos + at, sizeof pos - at, "%" PRId64 ",%" PRId64 ",%" PRId64, bad.oh, bad.ow,
-                      c);
-      else
-        std::snprintf(pos + at, sizeof pos - at, "%" PRId64 ",%" PRId64 ",%" PRId64, c, bad.oh,
-                      bad.ow);
-      return fail(ACLNN_ERR_PARAM_INVALID,
-                  "%s: indices[%s]=%" PRId64 " must be -1 or in [0, H*W=%" PRId64 ")", api, pos,
-                  bad.value, p.h * p.w);
-    }
-    return ACLNN_SUCCESS;
-  };
-  return plan;
+// The one datum the backwards check in phase 2: an index outside the plane.
+std::vector<DatumText> plane_errors(const Geometry &g) {
+  return {index_datum("indices", {g.n, g.c, g.ho, g.wo}, g.nhwc, g.rank == 4,
+                      format("must be -1 or in [0, H*W=%" PRId64 ")", g.h * g.w))};
 }
 
 }  // namespace
 
-aclnnStatus finish_forward(const char *api, const Geometry &g, const aclTensor *self,
-                           const char *out_name, const aclTensor *out, const char *idx_name,
-                           const aclTensor *indices, const Strided4 &ix, aclDataType idt,
-                           std::function<void()> after, bool ix_in_workspace, ForwardChooser choose,
-                           const TraceText &trace_extra, uint64_t *workspace_size,
-                           aclOpExecutor **executor) {
-  aclnnStatus st = check_data(api, {{"self", self}, {out_name, out}, {idx_name, indices}});
+aclnnStatus finish_forward(const ForwardArgs &f, const TraceText &trace_extra,
+                           uint64_t *workspace_size, aclOpExecutor **executor) {
+  const char *api = f.api;
+  const Geometry &g = *f.g;
+  aclnnStatus st =
+      check_data(api, {{"self", f.self}, {f.out_name, f.out}, {f.idx_name, f.indices}});
   if (st) return st;
-  st = check_storage(api, {{"self", self, Role::kRead},
-                           {out_name, out, Role::kWrite},
-                           {idx_name, indices, Role::kWrite}});
+  st = check_storage(api, {{"self", f.self, Role::kRead},
+                           {f.out_name, f.out, Role::kWrite},
+                           {f.idx_name, f.indices, Role::kWrite}});
   if (st) return st;
-  Plan plan = forward_plan(g, self, out, ix, idt, !view_is_non_overlapping(indices->view),
-                           std::move(after), ix_in_workspace, choose);
+  Plan plan;
+  plan.op = api;
+  if (g.n > 0) {
+    MaxPoolParams p = g.params(f.self->view.dtype, f.idt);
+    fix_threads(p,
+                !view_is_non_overlapping(f.out->view) || !view_is_non_overlapping(f.indices->view));
+    const Device device = f.self->view.device;
+    const Strided4 x = to_nchw(f.self->view, g.nhwc), o = to_nchw(f.out->view, g.nhwc);
+    if (f.mask && unit_window(g)) {  // the Mask API's 1x1 windows: one step of its own
+      plan = make_plan(api, maxpool_mask_kernel(p, device, true), p, {}, x, o, f.ix);
+    } else {
+      plan = make_plan(api, f.choose(p, device, x, o, f.ix), p, {}, x, o, f.ix);
+      if (f.mask) add_step(plan, maxpool_mask_kernel(p, device, false), p, x, o, f.ix);
+    }
+  }
   if (trace_info())
-    plan.trace = describe("self", self) + " " + describe(out_name, out) + " " +
-                 describe(idx_name, indices) + " " + trace_extra();
+    plan.trace = describe("self", f.self) + " " + describe(f.out_name, f.out) + " " +
+                 describe(f.idx_name, f.indices) + " " + trace_extra();
   return make_executor(api, std::move(plan), workspace_size, executor);
 }
 
-aclnnStatus finish_backward(const char *api, const Geometry &g, const aclTensor *grad_out,
-                            const aclTensor *self, const aclTensor *indices, const Strided4 &ix,
-                            aclDataType idt, const aclTensor *grad_in, bool unit_window,
-                            const TraceText &trace_extra, uint64_t *workspace_size,
-                            aclOpExecutor **executor) {
-  aclnnStatus st =
-      check_data(api, {{"gradOutput", grad_out}, {"indices", indices}, {"gradInput", grad_in}});
+aclnnStatus finish_backward(const BackwardArgs &b, const TraceText &trace_extra,
+                            uint64_t *workspace_size, aclOpExecutor **executor) {
+  const char *api = b.api;
+  const Geometry &g = *b.g;
+  aclnnStatus st = check_data(
+      api, {{"gradOutput", b.grad_out}, {"indices", b.indices}, {"gradInput", b.grad_in}});
   if (st) return st;
-  st = check_storage(api, {{"gradOutput", grad_out, Role::kRead},
-                           {"self", self, Role::kShape},
-                           {"indices", indices, Role::kRead},
-                           {"gradInput", grad_in, Role::kWrite}});
+  st = check_storage(api, {{"gradOutput", b.grad_out, Role::kRead},
+                           {"self", b.self, Role::kShape},
+                           {"indices", b.indices, Role::kRead},
+                           {"gradInput", b.grad_in, Role::kWrite}});
   if (st) return st;
-  Plan plan = backward_plan(g, grad_out, ix, idt, grad_in, api, unit_window);
+  Plan plan;
+  plan.op = api;
+  if (g.n > 0) {
+    MaxPoolParams p = g.params(b.grad_out->view.dtype, b.idt);
+    p.unit_window = b.mask && unit_window(g);
+    // A gradInput view whose elements share storage is written on one thread, in plane order,
+    // so that the result does not depend on the thread count.
+    fix_threads(p, !view_is_non_overlapping(b.grad_in->view));
+    const Strided4 gy = to_nchw(b.grad_out->view, g.nhwc), gx = to_nchw(b.grad_in->view, g.nhwc);
+    plan = make_plan(api, maxpool_backward_kernel(p, b.grad_out->view.device, gy, b.ix, gx), p,
+                     plane_errors(g), gy, b.ix, gx);
+  }
   if (trace_info())
-    plan.trace = describe("gradOutput", grad_out) + " " + describe("self", self) + " " +
-                 describe("indices", indices) + " " + describe("gradInput", grad_in) + " " +
+    plan.trace = describe("gradOutput", b.grad_out) + " " + describe("self", b.self) + " " +
+                 describe("indices", b.indices) + " " + describe("gradInput", b.grad_in) + " " +
                  trace_extra();
   return make_executor(api, std::move(plan), workspace_size, executor);
+}
+
+bool unit_window(const Geometry &g) {
+  return g.a.kh == 1 && g.a.kw == 1;
 }
 
 }  // namespace poolgrad

@@ -60,23 +60,35 @@ using ForwardChooser = const KernelRow<MaxPoolForwardKernel> &(*)(const MaxPoolP
                                                                   const Strided4 &);
 
 // The end of every max-pool-family phase 1 (the Indices, Mask and adaptive APIs): the data
-// addresses, the storage rules, the plan over the indices view `ix`, the trace (the tensors and
-// `trace_extra`) and the executor. out_name / idx_name: the API's names for its outputs. ix: the
-// indices view the kernel writes or reads (the Mask API passes its int32 view of the mask).
-// ix_in_workspace: the forward's indices go to a dense scratch at the start of the workspace (the
-// Mask API's 1x1 windows, whose buffer has no room for them); after: run after the forward's
-// kernel (the Mask API writes the rest of its buffer). unit_window: 1x1 windows whose single
-// input element is fixed by the geometry (ix unread). A bad index is 161002 from `api`.
-aclnnStatus finish_forward(const char *api, const Geometry &g, const aclTensor *self,
-                           const char *out_name, const aclTensor *out, const char *idx_name,
-                           const aclTensor *indices, const Strided4 &ix, aclDataType idt,
-                           std::function<void()> after, bool ix_in_workspace, ForwardChooser choose,
-                           const TraceText &trace_extra, uint64_t *workspace_size,
-                           aclOpExecutor **executor);
-aclnnStatus finish_backward(const char *api, const Geometry &g, const aclTensor *grad_out,
-                            const aclTensor *self, const aclTensor *indices, const Strided4 &ix,
-                            aclDataType idt, const aclTensor *grad_in, bool unit_window,
-                            const TraceText &trace_extra, uint64_t *workspace_size,
-                            aclOpExecutor **executor);
+// addresses, the storage rules, the plan, the trace (the tensors and `trace_extra`) and the
+// executor.
+struct ForwardArgs {
+  const char *api = "";
+  const Geometry *g = nullptr;
+  const aclTensor *self = nullptr;
+  const char *out_name = "out";  // the API's names for its outputs
+  const aclTensor *out = nullptr;
+  const char *idx_name = "indices";
+  const aclTensor *indices = nullptr;
+  Strided4 ix;  // the indices view the kernel writes (the Mask API: an int32 view of the mask)
+  aclDataType idt = ACL_INT64;
+  ForwardChooser choose = nullptr;  // the operator's dispatch table
+  bool mask = false;  // the Mask API's layout: its own steps (1x1 windows; the buffer's tail)
+};
+struct BackwardArgs {
+  const char *api = "";
+  const Geometry *g = nullptr;
+  const aclTensor *grad_out = nullptr, *self = nullptr, *indices = nullptr, *grad_in = nullptr;
+  Strided4 ix;  // the indices view the kernel reads
+  aclDataType idt = ACL_INT64;
+  bool mask = false;  // the Mask API: 1x1 windows' indices are not stored (the geometry fixes them)
+};
+aclnnStatus finish_forward(const ForwardArgs &f, const TraceText &trace_extra,
+                           uint64_t *workspace_size, aclOpExecutor **executor);
+aclnnStatus finish_backward(const BackwardArgs &b, const TraceText &trace_extra,
+                            uint64_t *workspace_size, aclOpExecutor **executor);
+
+// 1x1 windows.
+bool unit_window(const Geometry &g);
 
 }  // namespace poolgrad

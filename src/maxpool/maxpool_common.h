@@ -70,7 +70,7 @@ inline bool channels_last(const Strided4 &t) {
 // (phase 1); otherwise it runs body(part, begin, end, slice, error slot) over the parts.
 template <class Layout, class Body>
 inline int64_t run_parts(const MaxPoolParams &p, int64_t items, void *workspace, Layout layout,
-                         Body body, BadIndex *first_bad) {
+                         Body body, FirstError *first_bad) {
   Arena count;
   count.take<FirstError>(p.threads);
   const int64_t per_part = layout_bytes(layout);
@@ -84,12 +84,7 @@ inline int64_t run_parts(const MaxPoolParams &p, int64_t items, void *workspace,
   parallel_for(items, run, p.threads);
   FirstError first;
   for (int t = 0; t < p.threads; ++t) first.merge(found[t]);
-  if (first_bad && first.pos >= 0) {  // the flat position in (plane, oh, ow) order
-    first_bad->plane = first.pos / (p.ho * p.wo);
-    first_bad->oh = first.pos / p.wo % p.ho;
-    first_bad->ow = first.pos % p.wo;
-    first_bad->value = first.value;
-  }
+  if (first_bad) *first_bad = first;  // the flat position in (plane, oh, ow) order
   return count.used();
 }
 

@@ -774,17 +774,19 @@ int64_t maxpool_forward_planes_workspace(const MaxPoolParams &p, const Strided4 
                                          const Strided4 &out, const Strided4 &idx) {
   return fwd_planes(p, x, out, idx, nullptr);
 }
-void maxpool_forward_planes(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                            const Strided4 &idx, void *workspace) {
+FirstError maxpool_forward_planes(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                                  const Strided4 &idx, void *workspace) {
   fwd_planes(p, x, out, idx, workspace);
+  return {};
 }
 int64_t maxpool_forward_cl_workspace(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
                                      const Strided4 &idx) {
   return fwd_cl(p, x, out, idx, nullptr);
 }
-void maxpool_forward_cl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                        const Strided4 &idx, void *workspace) {
+FirstError maxpool_forward_cl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
+                              const Strided4 &idx, void *workspace) {
   fwd_cl(p, x, out, idx, workspace);
+  return {};
 }
 
 bool maxpool_channels_last(const Strided4 &a, const Strided4 &b, const Strided4 &c) {

@@ -21,14 +21,9 @@ const char *const kBwd = "aclnnMaxPool2dWithMaskBackward";
 
 // The mask's shape for the call (rank 3 input: without N).
 std::vector<int64_t> mask_dims(const Geometry &g) {
-  const int64_t row = ((g.ho * g.wo + 15) / 16 + 1) * 32;
-  std::vector<int64_t> d = {g.c, g.a.kh * g.a.kw, row};
+  std::vector<int64_t> d = {g.c, g.a.kh * g.a.kw, mask_row_bytes(g.ho, g.wo)};
   if (g.rank == 4) d.insert(d.begin(), g.n);
   return d;
-}
-
-bool unit_window(const Geometry &g) {
-  return g.a.kh == 1 && g.a.kw == 1;
 }
 
 // Step 1 of both: CANN checks the product first (after the null kernelSize / self / out checks
@@ -133,30 +128,12 @@ aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(
   if (st) return st;
   if ((st = check_same_shape(api, "out", out, g.out_dims, "the pooled shape of self"))) return st;
   if ((st = check_mask(api, indices, g))) return st;
-  // After the kernel: the rest of the buffer zero; for 1x1 windows (no room for int32 indices:
-  // the kernel's indices go to the workspace) one bit per output, set: the maximum is at kernel
-  // position 0 (docs/mask.md).
-  char *const mask =
-      indices->view.data ? static_cast<char *>(indices->view.data) + indices->view.offset : nullptr;
-  const int64_t mask_bytes = indices->view.numel(), outputs = g.n * g.c * g.ho * g.wo;
-  const bool unit = unit_window(g);
-  const int64_t row_bytes = mask_dims(g).back(), plane_outputs = g.ho * g.wo, planes = g.n * g.c;
-  auto after = [mask, mask_bytes, outputs, unit, row_bytes, plane_outputs, planes]() {
-    if (!unit) {
-      std::memset(mask + outputs * 4, 0, static_cast<size_t>(mask_bytes - outputs * 4));
-      return;
-    }
-    std::memset(mask, 0, static_cast<size_t>(mask_bytes));
-    for (int64_t pl = 0; pl < planes; ++pl) {
-      unsigned char *row = reinterpret_cast<unsigned char *>(mask) + pl * row_bytes;
-      for (int64_t t = 0; t < plane_outputs; ++t)
-        row[t / 8] |= static_cast<unsigned char>(1u << (t % 8));
-    }
-  };
+  ForwardArgs f;
+  f.api = api, f.g = &g, f.self = self, f.out = out, f.indices = indices;
+  f.ix = mask_as_indices(indices, g), f.idt = ACL_INT32;
+  f.choose = maxpool_forward_kernel, f.mask = true;
   return finish_forward(
-      api, g, self, "out", out, "indices", indices, mask_as_indices(indices, g), ACL_INT32, after,
-      unit, maxpool_forward_kernel, [&] { return attrs_trace(g.a) + " mask"; }, workspaceSize,
-      executor);
+      f, [&] { return attrs_trace(g.a) + " mask"; }, workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithMask(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
@@ -203,9 +180,11 @@ aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
   st = check_same_shape(api, "gradOutput", gradOutput, g.out_dims, "the pooled shape of self");
   if (st) return st;
   if ((st = check_mask(api, indices, g))) return st;
+  BackwardArgs b;
+  b.api = api, b.g = &g, b.grad_out = gradOutput, b.self = self, b.indices = indices;
+  b.grad_in = gradInput, b.ix = mask_as_indices(indices, g), b.idt = ACL_INT32, b.mask = true;
   return finish_backward(
-      api, g, gradOutput, self, indices, mask_as_indices(indices, g), ACL_INT32, gradInput,
-      unit_window(g), [&] { return attrs_trace(g.a) + " mask"; }, workspaceSize, executor);
+      b, [&] { return attrs_trace(g.a) + " mask"; }, workspaceSize, executor);
 }
 
 aclnnStatus aclnnMaxPool2dWithMaskBackward(void *workspace, uint64_t workspaceSize,

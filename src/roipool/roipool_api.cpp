@@ -29,15 +29,15 @@ Strided2 to2(const View &v) {
   return s;
 }
 
-aclnnStatus data_error(const char *api, const RoiDataError &e, int64_t hw, int64_t n) {
-  if (e.kind == 1)
-    return fail(ACLNN_ERR_PARAM_INVALID,
-                "%s: rois[%" PRId64 ",0]=%g is a batch index outside [0, N=%" PRId64 ")", api,
-                e.roi, e.value, n);
-  return fail(ACLNN_ERR_PARAM_INVALID,
-              "%s: argmax[%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "]=%" PRId64
-              " must be -1 or in [0, H*W=%" PRId64 ")",
-              api, e.roi, e.c, e.ph, e.pw, static_cast<int64_t>(e.value), hw);
+// The two data phase 2 checks, in the kernels' words (kRoiArgmaxDatum, kRoiBatchDatum).
+std::vector<DatumText> roi_errors(const RoiParams &p) {
+  DatumText argmax{"argmax",
+                   {p.r, p.c, p.ph, p.pw},
+                   {0, 1, 2, 3},
+                   format("must be -1 or in [0, H*W=%" PRId64 ")", p.h * p.w)};
+  DatumText batch{
+      "rois", {p.r, 1}, {0, 1}, format("is a batch index outside [0, N=%" PRId64 ")", p.n), true};
+  return {argmax, batch};
 }
 
 }  // namespace
@@ -114,32 +114,16 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
                            {"argmax", argmax, Role::kWrite}});
   if (st) return st;
   Plan plan;
+  plan.op = api;
   if (x->view.numel() > 0 && R > 0) {
     RoiParams p;
-    p.n = xs.n;
-    p.c = xs.c;
-    p.h = xs.h;
-    p.w = xs.w;
-    p.r = R;
-    p.ph = pooled_h;
-    p.pw = pooled_w;
-    p.scale_h = spatial_scale_h;
-    p.scale_w = spatial_scale_w;
+    p.n = xs.n, p.c = xs.c, p.h = xs.h, p.w = xs.w;
+    p.r = R, p.ph = pooled_h, p.pw = pooled_w;
+    p.scale_h = spatial_scale_h, p.scale_w = spatial_scale_w;
     p.dtype = dt;
-    p.serial = !view_is_non_overlapping(y->view) || !view_is_non_overlapping(argmax->view);
-    p.threads = p.serial ? 1 : num_threads();
-    const auto &row = roi_forward_kernel(p, x->view.device);
-    p.isa = row.isa;
-    plan.threads = p.threads;
-    plan.kernel = std::string(row.name) + (p.serial ? "(serial)" : "");
-    plan.workspace = row.kernel.workspace(p, xs);
-    const Strided2 rs = to2(rois->view);
-    const Strided4 ys = to_nchw(y->view, false), as = to_nchw(argmax->view, false);
-    const auto run = row.kernel.run;
-    plan.run = [p, xs, rs, ys, as, run](void *workspace) {
-      const RoiDataError e = run(p, xs, rs, ys, as, workspace);
-      return e.kind ? data_error(kFwd, e, p.h * p.w, p.n) : ACLNN_SUCCESS;
-    };
+    fix_threads(p, !view_is_non_overlapping(y->view) || !view_is_non_overlapping(argmax->view));
+    plan = make_plan(api, roi_forward_kernel(p, x->view.device), p, roi_errors(p), xs,
+                     to2(rois->view), to_nchw(y->view, false), to_nchw(argmax->view, false));
   }
   if (trace_info())
     plan.trace = describe("x", x) + " " + describe("rois", rois) + " " + describe("y", y) + " " +
@@ -253,41 +237,18 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "%s: gradInputRef H*W must be <= %d for INT32 argmax, but got %" PRId64, api,
                 INT32_MAX, gx.h * gx.w);
-  const bool serial = !view_is_non_overlapping(gradInputRef->view);
   Plan plan;
-  if (gradOutput->view.numel() == 0) {
-    // The gradient of an empty sum: zeros (CANN leaves gradInputRef untouched).
-    if (gradInputRef->view.numel() > 0) {
-      plan.kernel = "zero-fill";
-      plan.run = [gx, dt](void *) {
-        zero_fill(gx, dt);
-        return ACLNN_SUCCESS;
-      };
-    }
-  } else {
+  plan.op = api;
+  // An empty gradOutput (no RoI) still writes gradInputRef: zeros (the zero-fill row).
+  if (gradOutput->view.numel() > 0 || gradInputRef->view.numel() > 0) {
     RoiParams p;
-    p.n = gx.n;
-    p.c = gx.c;
-    p.h = gx.h;
-    p.w = gx.w;
-    p.r = rd[0];
-    p.ph = pooledH;
-    p.pw = pooledW;
+    p.n = gx.n, p.c = gx.c, p.h = gx.h, p.w = gx.w;
+    p.r = rd[0], p.ph = pooledH, p.pw = pooledW;
     p.dtype = dt;
-    p.serial = serial;
-    p.threads = serial ? 1 : num_threads();
-    const Strided2 rs = to2(rois->view);
+    fix_threads(p, !view_is_non_overlapping(gradInputRef->view));
     const Strided4 gy = to_nchw(gradOutput->view, false), as = to_nchw(argmax->view, false);
-    const auto &row = roi_backward_kernel(p, gradOutput->view.device, gy, as);
-    p.isa = row.isa;
-    plan.threads = p.threads;
-    plan.kernel = std::string(row.name) + (p.serial ? "(serial)" : "");
-    plan.workspace = row.kernel.workspace(p, gy, as);
-    const auto run = row.kernel.run;
-    plan.run = [p, gy, rs, as, gx, run](void *workspace) {
-      const RoiDataError e = run(p, gy, rs, as, gx, workspace);
-      return e.kind ? data_error(kBwd, e, p.h * p.w, p.n) : ACLNN_SUCCESS;
-    };
+    plan = make_plan(api, roi_backward_kernel(p, gradOutput->view.device, gy, as), p, roi_errors(p),
+                     gy, to2(rois->view), as, gx);
   }
   if (trace_info())
     plan.trace = describe("gradOutput", gradOutput) + " " + describe("gradInputRef", gradInputRef) +

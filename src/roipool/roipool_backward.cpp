@@ -257,20 +257,21 @@ bool roi_backward_flat(const RoiParams &p, const Strided4 &gy, const Strided4 &a
   return gy.sw == 1 && gy.sh == p.pw && am.sw == 1 && am.sh == p.pw;
 }
 
-int64_t roi_backward_workspace(const RoiParams &p, const Strided4 &, const Strided4 &) {
+int64_t roi_backward_workspace(const RoiParams &p, const Strided4 &, const Strided2 &,
+                               const Strided4 &, const Strided4 &) {
   Arena a;
   BwdWork w;
   bwd_work_layout(a, p, &w);
   return a.used();
 }
 
-RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
-                              const Strided4 &argmax, const Strided4 &grad_in, void *workspace) {
-  Arena a(workspace, roi_backward_workspace(p, grad_out, argmax));
+FirstError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
+                            const Strided4 &argmax, const Strided4 &grad_in, void *workspace) {
+  Arena a(workspace, roi_backward_workspace(p, grad_out, rois, argmax, grad_in));
   BwdWork w;
   bwd_work_layout(a, p, &w);
-  RoiDataError first = read_rois(p, rois, &w.rois);
-  if (first.kind) return first;
+  const FirstError first = read_rois(p, rois, &w.rois);
+  if (first.found()) return first;
   bucket_by_batch(p, w.rois, &w.bk);
   const int64_t *const start = w.bk.start, *const order = w.bk.order;
   const int64_t cb = w.cb, items = w.items, nblocks = (p.c + cb - 1) / cb;
@@ -293,27 +294,26 @@ RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, cons
                      !p.serial, &w.errs[part], w.slices.slice(part));
   };
   parallel_for(parts, body, parts);
-  FirstError bad;
+  FirstError bad;  // the flat position in gradOutput's (r, c, i, j) order
   for (int t = 0; t < parts; ++t) bad.merge(w.errs[t]);
-  if (bad.pos >= 0) {  // the flat position in gradOutput's (r, c, i, j) order
-    const int64_t bins = p.ph * p.pw;
-    first.kind = 2;
-    first.roi = bad.pos / (p.c * bins);
-    first.c = bad.pos / bins % p.c;
-    first.ph = bad.pos % bins / p.pw;
-    first.pw = bad.pos % p.pw;
-    first.value = static_cast<double>(bad.value);
-  }
-  return first;
+  bad.datum = kRoiArgmaxDatum;
+  return bad;
 }
 
-void zero_fill(const Strided4 &t, aclDataType dtype) {
-  const int64_t es = dtype_size(dtype);
+int64_t roi_zero_fill_workspace(const RoiParams &, const Strided4 &, const Strided2 &,
+                                const Strided4 &, const Strided4 &) {
+  return 0;
+}
+
+FirstError roi_zero_fill(const RoiParams &p, const Strided4 &, const Strided2 &, const Strided4 &,
+                         const Strided4 &t, void *) {
+  const int64_t es = dtype_size(p.dtype);
   for (int64_t n = 0; n < t.n; ++n)
     for (int64_t c = 0; c < t.c; ++c)
       for (int64_t h = 0; h < t.h; ++h)
         for (int64_t w = 0; w < t.w; ++w)
           std::memset(elem(t, es, n, c, h, w), 0, static_cast<size_t>(es));
+  return {};
 }
 
 }  // namespace poolgrad

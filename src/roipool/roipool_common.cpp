@@ -2,6 +2,8 @@
 // The RoI kernels' shared pieces: the ROI table read once, bin geometry, buckets, the cost split.
 #include "roipool_common.h"
 
+#include <cstring>
+
 namespace poolgrad {
 namespace roi_detail {
 
@@ -10,17 +12,18 @@ void roi_table_layout(Arena &a, const RoiParams &p, RoiTable *t) {
   t->batch = a.take<int64_t>(p.r);
 }
 
-RoiDataError read_rois(const RoiParams &p, const Strided2 &rois, RoiTable *t) {
-  RoiDataError e;
+FirstError read_rois(const RoiParams &p, const Strided2 &rois, RoiTable *t) {
+  FirstError e;
   for (int64_t r = 0; r < p.r; ++r)
     for (int64_t j = 0; j < 5; ++j) t->v[r * 5 + j] = roi_value(p, rois, r, j);
   for (int64_t r = 0; r < p.r; ++r) {
     const float v = t->v[r * 5];
     const float tr = std::trunc(v);
     if (!(tr >= 0.0f && tr < static_cast<float>(p.n))) {
-      e.kind = 1;
-      e.roi = r;
-      e.value = static_cast<double>(v);
+      const double dv = static_cast<double>(v);
+      e.datum = kRoiBatchDatum;
+      e.pos = r;
+      std::memcpy(&e.value, &dv, sizeof dv);
       return e;
     }
     t->batch[r] = static_cast<int64_t>(tr);

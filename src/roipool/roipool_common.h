@@ -53,7 +53,7 @@ struct RoiTable {
 void roi_table_layout(Arena &a, const RoiParams &p, RoiTable *t);
 // Copies rois and decodes the batch indices; the first ROI whose batch index is outside [0, n)
 // (NaN included) is reported and nothing else is decoded.
-RoiDataError read_rois(const RoiParams &p, const Strided2 &rois, RoiTable *t);
+FirstError read_rois(const RoiParams &p, const Strided2 &rois, RoiTable *t);
 
 void geometry_layout(Arena &a, const RoiParams &p, RoiGeom **geo, int64_t **edges);
 // ROI r's batch and bin edges, into edges[0 .. 2 * (ph + pw)).

@@ -2,21 +2,13 @@
 // The RoI pooling dispatch: the kernel (and its name) for a call, chosen once in phase 1.
 #pragma once
 
-#include "../core/dispatch.h"
+#include "../core/plan.h"
 #include "roipool_kernels.h"
 
 namespace poolgrad {
 
-struct RoiForwardKernel {
-  int64_t (*workspace)(const RoiParams &, const Strided4 &);
-  RoiDataError (*run)(const RoiParams &, const Strided4 &, const Strided2 &, const Strided4 &,
-                      const Strided4 &, void *);
-};
-struct RoiBackwardKernel {
-  int64_t (*workspace)(const RoiParams &, const Strided4 &, const Strided4 &);
-  RoiDataError (*run)(const RoiParams &, const Strided4 &, const Strided2 &, const Strided4 &,
-                      const Strided4 &, void *);
-};
+using RoiForwardKernel = Kernel<RoiParams, Strided4, Strided2, Strided4, Strided4>;
+using RoiBackwardKernel = Kernel<RoiParams, Strided4, Strided2, Strided4, Strided4>;
 
 const KernelRow<RoiForwardKernel> &roi_forward_kernel(const RoiParams &p, Device device);
 const KernelRow<RoiBackwardKernel> &roi_backward_kernel(const RoiParams &p, Device device,

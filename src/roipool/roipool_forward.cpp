@@ -440,13 +440,13 @@ int64_t fwd_workspace(const RoiParams &p, const Strided4 &x, bool blocks) {
 }
 
 // The forward, with the sixteen-channel blocks (AVX2) or channel-major.
-RoiDataError forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois, const Strided4 &y,
-                     const Strided4 &argmax, void *workspace, bool blocks) {
+FirstError forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois, const Strided4 &y,
+                   const Strided4 &argmax, void *workspace, bool blocks) {
   Arena a(workspace, fwd_workspace(p, x, blocks));
   FwdWork w;
   fwd_layout(a, p, x, blocks, &w);
-  const RoiDataError e = read_rois(p, rois, &w.rois);
-  if (e.kind) return e;
+  const FirstError e = read_rois(p, rois, &w.rois);
+  if (e.found()) return e;
   for (int64_t r = 0; r < p.r; ++r)
     geometry(p, w.rois, r, w.edges + r * 2 * (p.ph + p.pw), &w.geo[r]);
   const RoiGeom *const geo = w.geo;
@@ -501,18 +501,20 @@ RoiDataError forward(const RoiParams &p, const Strided4 &x, const Strided2 &rois
 
 }  // namespace
 
-int64_t roi_forward_blocks_workspace(const RoiParams &p, const Strided4 &x) {
+int64_t roi_forward_blocks_workspace(const RoiParams &p, const Strided4 &x, const Strided2 &,
+                                     const Strided4 &, const Strided4 &) {
   return fwd_workspace(p, x, true);
 }
-RoiDataError roi_forward_blocks(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
-                                const Strided4 &y, const Strided4 &argmax, void *workspace) {
+FirstError roi_forward_blocks(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
+                              const Strided4 &y, const Strided4 &argmax, void *workspace) {
   return forward(p, x, rois, y, argmax, workspace, true);
 }
-int64_t roi_forward_channel_major_workspace(const RoiParams &p, const Strided4 &x) {
+int64_t roi_forward_channel_major_workspace(const RoiParams &p, const Strided4 &x, const Strided2 &,
+                                            const Strided4 &, const Strided4 &) {
   return fwd_workspace(p, x, false);
 }
-RoiDataError roi_forward_channel_major(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
-                                       const Strided4 &y, const Strided4 &argmax, void *workspace) {
+FirstError roi_forward_channel_major(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
+                                     const Strided4 &y, const Strided4 &argmax, void *workspace) {
   return forward(p, x, rois, y, argmax, workspace, false);
 }
 

@@ -6,6 +6,7 @@
 
 #include "../core/dtype.h"
 #include "../core/isa.h"
+#include "../core/scatter.h"
 #include "../core/scratch.h"
 #include "../core/threads.h"
 #include "../core/view.h"
@@ -28,13 +29,11 @@ struct Strided2 {
   int64_t s0 = 0, s1 = 0;
 };
 
-// A data error found in phase 2: kind 0 none, 1 batch index (roi), 2 argmax (flat position in
-// gradOutput order r, c, ph, pw).
-struct RoiDataError {
-  int kind = 0;
-  int64_t roi = 0, c = 0, ph = 0, pw = 0;
-  double value = 0;
-};
+// The data errors the kernels report (FirstError::datum): an argmax outside its map (pos flat in
+// gradOutput's (r, c, ph, pw) order), a RoI batch index outside the batch (pos = the RoI, value =
+// the double's bits).
+constexpr int kRoiArgmaxDatum = 0;
+constexpr int kRoiBatchDatum = 1;
 
 // The kernels, each with its workspace function (-1: the size overflows int64). The dispatch
 // table (roipool_dispatch.cpp) pairs them with their keys and names; p.isa is the row's ISA.
@@ -43,24 +42,31 @@ struct RoiDataError {
 //
 // Forward, sixteen-channel blocks (AVX2 code; maps of at most 2^20 pixels, outputs that do not
 // overlap themselves) and channel-major (any ISA, any views).
-int64_t roi_forward_blocks_workspace(const RoiParams &p, const Strided4 &x);
-RoiDataError roi_forward_blocks(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
-                                const Strided4 &y, const Strided4 &argmax, void *workspace);
-int64_t roi_forward_channel_major_workspace(const RoiParams &p, const Strided4 &x);
-RoiDataError roi_forward_channel_major(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
-                                       const Strided4 &y, const Strided4 &argmax, void *workspace);
+int64_t roi_forward_blocks_workspace(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
+                                     const Strided4 &y, const Strided4 &argmax);
+FirstError roi_forward_blocks(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
+                              const Strided4 &y, const Strided4 &argmax, void *workspace);
+int64_t roi_forward_channel_major_workspace(const RoiParams &p, const Strided4 &x,
+                                            const Strided2 &rois, const Strided4 &y,
+                                            const Strided4 &argmax);
+FirstError roi_forward_channel_major(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
+                                     const Strided4 &y, const Strided4 &argmax, void *workspace);
 bool roi_forward_blocks_apply(const RoiParams &p);
 
 // Backward: overwrites grad_in with the scatter-sum; returns the first bad argmax. Flat runs of
 // bins (gradOutput and argmax grids contiguous) take the eight-bin AVX2 runs when p.isa has AVX2,
 // the four-channel loop otherwise; other views the strided loop.
-int64_t roi_backward_workspace(const RoiParams &p, const Strided4 &grad_out,
-                               const Strided4 &argmax);
-RoiDataError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
-                              const Strided4 &argmax, const Strided4 &grad_in, void *workspace);
+int64_t roi_backward_workspace(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
+                               const Strided4 &argmax, const Strided4 &grad_in);
+FirstError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
+                            const Strided4 &argmax, const Strided4 &grad_in, void *workspace);
 bool roi_backward_flat(const RoiParams &p, const Strided4 &grad_out, const Strided4 &argmax);
 
-// Zero-fills a (possibly strided) tensor seen as (n, c, h, w).
-void zero_fill(const Strided4 &t, aclDataType dtype);
+// The backward of an empty gradOutput: the gradient of an empty sum, gradInputRef zero-filled
+// (a possibly strided view of p.dtype; CANN leaves it untouched).
+int64_t roi_zero_fill_workspace(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
+                                const Strided4 &argmax, const Strided4 &grad_in);
+FirstError roi_zero_fill(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
+                         const Strided4 &argmax, const Strided4 &grad_in, void *workspace);
 
 }  // namespace poolgrad

@@ -87,16 +87,17 @@ void backward_range(const VolumeParams &p, const Strided5 &gy, const Strided5 &i
 
 }  // namespace
 
-int64_t volume_backward_workspace(const VolumeParams &p, const Strided5 &gy, const Strided5 &gx) {
+int64_t volume_backward_workspace(const VolumeParams &p, const Strided5 &gy, const Strided5 &,
+                                  const Strided5 &gx) {
   Arena count;
   count.take<FirstError>(p.threads);
   count.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, gy, gx));
   return count.used();
 }
 
-BadVolumeIndex volume_backward(const VolumeParams &p, const Strided5 &gy, const Strided5 &idx,
-                               const Strided5 &gx, void *workspace) {
-  Arena ws(workspace, volume_backward_workspace(p, gy, gx));
+FirstError volume_backward(const VolumeParams &p, const Strided5 &gy, const Strided5 &idx,
+                           const Strided5 &gx, void *workspace) {
+  Arena ws(workspace, volume_backward_workspace(p, gy, idx, gx));
   FirstError *const found = ws.take<FirstError>(p.threads);
   for (int t = 0; t < p.threads; ++t) new (&found[t]) FirstError();
   const Arena::Slices sl = ws.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, gy, gx));
@@ -104,18 +105,9 @@ BadVolumeIndex volume_backward(const VolumeParams &p, const Strided5 &gy, const 
     backward_range(p, gy, idx, gx, b, e, sl.slice(part), &found[part]);
   };
   parallel_for(p.n * p.c, run, p.threads);
-  FirstError first;
+  FirstError first;  // the flat position in (n, c, od, oh, ow) order
   for (int t = 0; t < p.threads; ++t) first.merge(found[t]);
-  BadVolumeIndex bad;
-  if (first.pos >= 0) {  // the flat position in (volume, od, oh, ow) order
-    const int64_t wout = p.ax[2].out, hout = p.ax[1].out, dout = p.ax[0].out;
-    bad.vol = first.pos / (dout * hout * wout);
-    bad.od = first.pos / (hout * wout) % dout;
-    bad.oh = first.pos / wout % hout;
-    bad.ow = first.pos % wout;
-    bad.value = first.value;
-  }
-  return bad;
+  return first;
 }
 
 }  // namespace poolgrad

@@ -158,66 +158,11 @@ std::string windows_trace(const VolumeGeometry &g) {
 
 namespace {
 
-Plan forward_plan(const VolumeGeometry &g, const aclTensor *self, const aclTensor *out,
-                  const aclTensor *indices) {
-  Plan plan;
-  if (g.empty || g.n == 0) return plan;
-  VolumeParams p = g.params(self->view.dtype, indices->view.dtype);
-  const Strided5 x = to_ncdhw(self->view, g.channels_last);
-  const Strided5 o = to_ncdhw(out->view, g.channels_last);
-  const Strided5 ix = to_ncdhw(indices->view, g.channels_last);
-  p.serial = !view_is_non_overlapping(out->view) || !view_is_non_overlapping(indices->view);
-  p.threads = p.serial ? 1 : num_threads();
-  const auto &row = volume_forward_kernel(p, self->view.device);
-  p.isa = row.isa;
-  plan.threads = p.threads;
-  plan.kernel = std::string(row.name) + (p.serial ? "(serial)" : "");
-  plan.workspace = row.kernel.workspace(p, x);
-  const auto run = row.kernel.run;
-  plan.run = [p, x, o, ix, run](void *workspace) {
-    run(p, x, o, ix, workspace);
-    return ACLNN_SUCCESS;
-  };
-  return plan;
-}
-
-Plan backward_plan(const char *api, const VolumeGeometry &g, const aclTensor *grad_out,
-                   const aclTensor *indices, const aclTensor *grad_in) {
-  Plan plan;
-  if (g.empty || g.n == 0) return plan;
-  VolumeParams p = g.params(grad_out->view.dtype, indices->view.dtype);
-  const Strided5 gy = to_ncdhw(grad_out->view, g.channels_last);
-  const Strided5 ix = to_ncdhw(indices->view, g.channels_last);
-  const Strided5 gx = to_ncdhw(grad_in->view, g.channels_last);
-  // A gradInput whose elements share storage is written on one thread, in volume order, so that
-  // the result does not depend on the thread count.
-  p.serial = !view_is_non_overlapping(grad_in->view);
-  p.threads = p.serial ? 1 : num_threads();
-  const auto &row = volume_backward_kernel(p, grad_out->view.device);
-  p.isa = row.isa;
-  plan.threads = p.threads;
-  plan.kernel = std::string(row.name) + (p.serial ? "(serial)" : "");
-  plan.workspace = row.kernel.workspace(p, gy, gx);
-  const bool cl = g.channels_last;
-  const int rank = g.rank;
-  const auto run = row.kernel.run;
-  plan.run = [p, gy, ix, gx, cl, rank, run, api](void *workspace) {
-    const BadVolumeIndex bad = run(p, gy, ix, gx, workspace);
-    if (bad.vol < 0) return ACLNN_SUCCESS;
-    const int64_t n = bad.vol / p.c, c = bad.vol % p.c;
-    char pos[128];
-    const int at = rank == 5 ? std::snprintf(pos, sizeof pos, "%" PRId64 ",", n) : 0;
-    if (cl)
-      std::snprintf(pos + at, sizeof pos - at, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64,
-                    bad.od, bad.oh, bad.ow, c);
-    else
-      std::snprintf(pos + at, sizeof pos - at, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64, c,
-                    bad.od, bad.oh, bad.ow);
-    return fail(ACLNN_ERR_PARAM_INVALID,
-                "%s: indices[%s]=%" PRId64 " must be -1 or in [0, D*H*W=%" PRId64 ")", api, pos,
-                bad.value, p.volume());
-  };
-  return plan;
+// The one datum phase 2 checks: an index outside the volume.
+std::vector<DatumText> volume_errors(const VolumeGeometry &g) {
+  const int64_t vol = g.ax[0].in * g.ax[1].in * g.ax[2].in;
+  return {index_datum("indices", {g.n, g.c, g.ax[0].out, g.ax[1].out, g.ax[2].out}, g.channels_last,
+                      g.rank == 5, format("must be -1 or in [0, D*H*W=%" PRId64 ")", vol))};
 }
 
 }  // namespace
@@ -232,7 +177,15 @@ aclnnStatus finish_volume_forward(const char *api, const VolumeGeometry &g, cons
                            {out_name, out, Role::kWrite},
                            {idx_name, indices, Role::kWrite}});
   if (st) return st;
-  Plan plan = forward_plan(g, self, out, indices);
+  Plan plan;
+  plan.op = api;
+  if (!g.empty && g.n > 0) {
+    VolumeParams p = g.params(self->view.dtype, indices->view.dtype);
+    fix_threads(p, !view_is_non_overlapping(out->view) || !view_is_non_overlapping(indices->view));
+    plan = make_plan(api, volume_forward_kernel(p, self->view.device), p, {},
+                     to_ncdhw(self->view, g.channels_last), to_ncdhw(out->view, g.channels_last),
+                     to_ncdhw(indices->view, g.channels_last));
+  }
   if (trace_info())
     plan.trace = describe("self", self) + " " + describe(out_name, out) + " " +
                  describe(idx_name, indices) + " " + trace_extra();
@@ -252,7 +205,18 @@ aclnnStatus finish_volume_backward(const char *api, const VolumeGeometry &g,
                            {"indices", indices, Role::kRead},
                            {"gradInput", grad_in, Role::kWrite}});
   if (st) return st;
-  Plan plan = backward_plan(api, g, grad_out, indices, grad_in);
+  Plan plan;
+  plan.op = api;
+  if (!g.empty && g.n > 0) {
+    VolumeParams p = g.params(grad_out->view.dtype, indices->view.dtype);
+    // A gradInput whose elements share storage is written on one thread, in volume order, so that
+    // the result does not depend on the thread count.
+    fix_threads(p, !view_is_non_overlapping(grad_in->view));
+    plan = make_plan(api, volume_backward_kernel(p, grad_out->view.device), p, volume_errors(g),
+                     to_ncdhw(grad_out->view, g.channels_last),
+                     to_ncdhw(indices->view, g.channels_last),
+                     to_ncdhw(grad_in->view, g.channels_last));
+  }
   if (trace_info())
     plan.trace = describe("gradOutput", grad_out) + " " + describe("self", self) + " " +
                  describe("indices", indices) + " " + describe("gradInput", grad_in) + " " +

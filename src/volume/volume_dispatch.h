@@ -3,20 +3,13 @@
 // in phase 1.
 #pragma once
 
-#include "../core/dispatch.h"
+#include "../core/plan.h"
 #include "volume_kernels.h"
 
 namespace poolgrad {
 
-struct VolumeForwardKernel {
-  int64_t (*workspace)(const VolumeParams &, const Strided5 &x);
-  void (*run)(const VolumeParams &, const Strided5 &, const Strided5 &, const Strided5 &, void *);
-};
-struct VolumeBackwardKernel {
-  int64_t (*workspace)(const VolumeParams &, const Strided5 &gy, const Strided5 &gx);
-  BadVolumeIndex (*run)(const VolumeParams &, const Strided5 &, const Strided5 &, const Strided5 &,
-                        void *);
-};
+using VolumeForwardKernel = Kernel<VolumeParams, Strided5, Strided5, Strided5>;   // x, out, idx
+using VolumeBackwardKernel = Kernel<VolumeParams, Strided5, Strided5, Strided5>;  // gy, idx, gx
 
 const KernelRow<VolumeForwardKernel> &volume_forward_kernel(const VolumeParams &p, Device device);
 const KernelRow<VolumeBackwardKernel> &volume_backward_kernel(const VolumeParams &p, Device device);

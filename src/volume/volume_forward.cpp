@@ -279,21 +279,23 @@ POOLGRAD_FOR_ISA(forward_range,
 
 }  // namespace
 
-int64_t volume_forward_workspace(const VolumeParams &p, const Strided5 &x) {
+int64_t volume_forward_workspace(const VolumeParams &p, const Strided5 &x, const Strided5 &,
+                                 const Strided5 &) {
   Arena count;
   count.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, rows_in_place(p, x)));
   return count.used();
 }
 
-void volume_forward(const VolumeParams &p, const Strided5 &x, const Strided5 &out,
-                    const Strided5 &idx, void *workspace) {
-  Arena ws(workspace, volume_forward_workspace(p, x));
+FirstError volume_forward(const VolumeParams &p, const Strided5 &x, const Strided5 &out,
+                          const Strided5 &idx, void *workspace) {
+  Arena ws(workspace, volume_forward_workspace(p, x, out, idx));
   const Arena::Slices sl =
       ws.take_slices(parts_for(p.n * p.c, p.threads), part_bytes(p, rows_in_place(p, x)));
   auto run = [&](int part, int64_t b, int64_t e) {
     forward_range(p, x, out, idx, b, e, sl.slice(part));
   };
   parallel_for(p.n * p.c, run, p.threads);
+  return {};
 }
 
 }  // namespace poolgrad

@@ -9,6 +9,7 @@
 
 #include "../core/dtype.h"
 #include "../core/isa.h"
+#include "../core/scatter.h"
 #include "../core/scratch.h"
 #include "../core/threads.h"
 #include "../core/view.h"
@@ -43,11 +44,6 @@ struct VolumeParams {
   int64_t volume() const { return ax[0].in * ax[1].in * ax[2].in; }
 };
 
-// First bad index found, in (n, c, od, oh, ow) order; vol < 0 when every index was valid.
-struct BadVolumeIndex {
-  int64_t vol = -1, od = 0, oh = 0, ow = 0, value = 0;
-};
-
 // Element (n, c, d, h, w) of a view whose elements are esz bytes.
 inline char *volume_at(const Strided5 &t, int64_t esz, int64_t n, int64_t c, int64_t d, int64_t h,
                        int64_t w) {
@@ -62,14 +58,16 @@ inline bool rows_in_place(const VolumeParams &p, const Strided5 &t) {
 // wins over numbers and the last NaN wins: PyTorch's rule) and its flat index d*H*W + h*W + w;
 // a window with no input element gives -inf and -1. Workspace functions return the bytes for
 // these parameters (-1 on overflow).
-int64_t volume_forward_workspace(const VolumeParams &p, const Strided5 &x);
-void volume_forward(const VolumeParams &p, const Strided5 &x, const Strided5 &out,
-                    const Strided5 &idx, void *workspace);
+int64_t volume_forward_workspace(const VolumeParams &p, const Strided5 &x, const Strided5 &out,
+                                 const Strided5 &idx);
+FirstError volume_forward(const VolumeParams &p, const Strided5 &x, const Strided5 &out,
+                          const Strided5 &idx, void *workspace);
 // Backward: per (n, c) volume, gradOutput scattered to the stored indices in (od, oh, ow) order,
 // summed in float32 and rounded once; -1 skipped; every other index outside the volume is
-// reported (the first one) and skipped.
-int64_t volume_backward_workspace(const VolumeParams &p, const Strided5 &gy, const Strided5 &gx);
-BadVolumeIndex volume_backward(const VolumeParams &p, const Strided5 &gy, const Strided5 &idx,
-                               const Strided5 &gx, void *workspace);
+// reported (the first one, flat in (n, c, od, oh, ow) order) and skipped.
+int64_t volume_backward_workspace(const VolumeParams &p, const Strided5 &gy, const Strided5 &idx,
+                                  const Strided5 &gx);
+FirstError volume_backward(const VolumeParams &p, const Strided5 &gy, const Strided5 &idx,
+                           const Strided5 &gx, void *workspace);
 
 }  // namespace poolgrad
