@@ -39,12 +39,6 @@ aclnnStatus check_sizes(const char *api, const Geometry &g, const aclTensor *sel
   return ACLNN_SUCCESS;
 }
 
-const KernelRow<MaxPoolForwardKernel> &choose(const MaxPoolParams &p, Device device,
-                                              const Strided4 &, const Strided4 &,
-                                              const Strided4 &) {
-  return adaptive_forward_kernel(p, device);
-}
-
 }  // namespace
 
 extern "C" {
@@ -100,7 +94,7 @@ aclnnStatus aclnnAdaptiveMaxPool2dGetWorkspaceSize(const aclTensor *self,
   ForwardArgs f;
   f.api = api, f.g = &g, f.self = self, f.out_name = "outputOut", f.out = outputOut;
   f.idx_name = "indicesOut", f.indices = indicesOut;
-  f.ix = to_nchw(indicesOut->view, g.nhwc), f.idt = ACL_INT64, f.choose = choose;
+  f.ix = to_nchw(indicesOut->view, g.nhwc), f.idt = ACL_INT64, f.choose = adaptive_forward_kernel;
   return finish_forward(
       f,
       [&] {

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The adaptive max-pool forward table. Naming: the path, then "/avx2" for rows whose row
-// conversions run AVX2 code.
+// The adaptive max-pool forward table, in order of preference (core/dispatch.h). Naming: the path,
+// then "/avx2" for rows whose row conversions run AVX2 code.
 #include "adaptive_dispatch.h"
-
-#include <cstdlib>
 
 #include "adaptive_kernels.h"
 
@@ -13,39 +11,23 @@ namespace {
 
 enum Layout { kBins, kBinsDouble };
 
+// DOUBLE has its own row, first: the float32 rows would narrow it.
+// clang-format off
 const KernelRow<MaxPoolForwardKernel> kForward[] = {
-    {Device::kHost,
-     kAnyDtype,
-     ACL_INT64,
-     kBins,
-     Isa::kPortable,
-     "adaptive-forward-bins",
-     {adaptive_forward_workspace, adaptive_forward}},
-    {Device::kHost,
-     kAnyDtype,
-     ACL_INT64,
-     kBins,
-     Isa::kAvx2,
-     "adaptive-forward-bins/avx2",
-     {adaptive_forward_workspace, adaptive_forward}},
-    {Device::kHost,
-     ACL_DOUBLE,
-     ACL_INT64,
-     kBinsDouble,
-     Isa::kPortable,
-     "adaptive-forward-bins-double",
-     {adaptive_forward_double_workspace, adaptive_forward_double}},
+//  device         dtype       index     layout       isa            name                           kernel
+    {Device::kHost, ACL_DOUBLE, ACL_INT64, kBinsDouble, Isa::kPortable, "adaptive-forward-bins-double", {adaptive_forward_double_workspace, adaptive_forward_double}},
+    {Device::kHost, kAnyDtype,  ACL_INT64, kBins,       Isa::kAvx2,     "adaptive-forward-bins/avx2",   {adaptive_forward_workspace, adaptive_forward}},
+    {Device::kHost, kAnyDtype,  ACL_INT64, kBins,       Isa::kPortable, "adaptive-forward-bins",        {adaptive_forward_workspace, adaptive_forward}},
 };
+// clang-format on
 
 }  // namespace
 
 const KernelRow<MaxPoolForwardKernel> &adaptive_forward_kernel(const MaxPoolParams &p,
-                                                               Device device) {
-  // DOUBLE applies to its own path only: the float32 rows would narrow it.
-  const int layout = p.dtype == ACL_DOUBLE ? kBinsDouble : kBins;
-  const auto *row = find_kernel(kForward, device, p.dtype, ACL_INT64, {layout}, best_isa());
-  if (!row) std::abort();  // every key has a portable row: unreachable
-  return *row;
+                                                               Device device, const Strided4 &x,
+                                                               const Strided4 &out,
+                                                               const Strided4 &idx) {
+  return choose_kernel(kForward, device, best_isa(), p, x, out, idx);
 }
 
 }  // namespace poolgrad

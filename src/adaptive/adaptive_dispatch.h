@@ -8,6 +8,8 @@
 namespace poolgrad {
 
 const KernelRow<MaxPoolForwardKernel> &adaptive_forward_kernel(const MaxPoolParams &p,
-                                                               Device device);
+                                                               Device device, const Strided4 &x,
+                                                               const Strided4 &out,
+                                                               const Strided4 &idx);
 
 }  // namespace poolgrad

@@ -9,7 +9,6 @@
 
 #include <cstddef>
 #include <cstdlib>
-#include <initializer_list>
 
 #include "aclnn/aclnn_base.h"
 #include "isa.h"
@@ -32,28 +31,21 @@ struct KernelRow {
   Kernel kernel;
 };
 
-// The row for the call: the first of `layouts` (in order of preference) that has a row for the
-// device and dtypes at the best ISA available, or failing that at a lower one. Null when none.
-template <class Kernel, size_t N>
-const KernelRow<Kernel> *find_kernel(const KernelRow<Kernel> (&table)[N], Device device,
-                                     aclDataType dtype, aclDataType index_dtype,
-                                     std::initializer_list<int> layouts, Isa best) {
-  for (int layout : layouts)
-    for (int isa = static_cast<int>(best); isa >= 0; --isa)
-      for (const KernelRow<Kernel> &r : table)
-        if (r.device == device && (r.dtype == kAnyDtype || r.dtype == dtype) &&
-            (r.index_dtype == kAnyDtype || r.index_dtype == index_dtype) && r.layout == layout &&
-            r.isa == static_cast<Isa>(isa))
-          return &r;
-  return nullptr;
-}
-
-// The row find_kernel found: every operator's tables have a portable row for each key its phase 1
-// can form, so a null here is a bug in a table (abort, rather than run nothing).
-template <class Row>
-const Row &must_find(const Row *r) {
-  if (!r) std::abort();
-  return *r;
+// The row for the call: the first row of the table, in its order, whose key matches (device,
+// dtypes) at an ISA the host runs (at most `best`) and whose `applies` column, when it has one,
+// holds for these parameters and views. Tables list their rows in order of preference: the
+// special paths first, each path's rows from the highest ISA down, and last a portable row that
+// applies to every call (so a null is a bug in a table: abort, rather than run nothing).
+template <class Row, size_t N, class Params, class... Views>
+const Row &choose_kernel(const Row (&table)[N], Device device, Isa best, const Params &p,
+                         const Views &...views) {
+  for (const Row &r : table)
+    if (r.device == device && (r.dtype == kAnyDtype || r.dtype == p.dtype) &&
+        (r.index_dtype == kAnyDtype || r.index_dtype == p.index_dtype) &&
+        static_cast<int>(r.isa) <= static_cast<int>(best) &&
+        (!r.kernel.applies || r.kernel.applies(p, views...)))
+      return r;
+  std::abort();
 }
 
 }  // namespace poolgrad

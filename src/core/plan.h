@@ -23,6 +23,9 @@ template <class Params, class... Views>
 struct Kernel {
   int64_t (*workspace)(const Params &, const Views &...);  // bytes; -1: overflows int64
   FirstError (*run)(const Params &, const Views &..., void *workspace);
+  // The dispatch table's "applies" column: whether this path can run the call (null: any call of
+  // the row's key).
+  bool (*applies)(const Params &, const Views &...) = nullptr;
 };
 
 // How to name a data error of one checked datum: `name[i0,i1,...]=value rule`, where the

@@ -171,11 +171,11 @@ aclnnStatus finish_forward(const ForwardArgs &f, const TraceText &trace_extra,
                 !view_is_non_overlapping(f.out->view) || !view_is_non_overlapping(f.indices->view));
     const Device device = f.self->view.device;
     const Strided4 x = to_nchw(f.self->view, g.nhwc), o = to_nchw(f.out->view, g.nhwc);
-    if (f.mask && unit_window(g)) {  // the Mask API's 1x1 windows: one step of its own
-      plan = make_plan(api, maxpool_mask_kernel(p, device, true), p, {}, x, o, f.ix);
+    if (f.mask && unit_window(g)) {  // the Mask API's 1x1 windows: its own step instead
+      plan = make_plan(api, maxpool_mask_kernel(p, device, x, o, f.ix), p, {}, x, o, f.ix);
     } else {
       plan = make_plan(api, f.choose(p, device, x, o, f.ix), p, {}, x, o, f.ix);
-      if (f.mask) add_step(plan, maxpool_mask_kernel(p, device, false), p, x, o, f.ix);
+      if (f.mask) add_step(plan, maxpool_mask_kernel(p, device, x, o, f.ix), p, x, o, f.ix);
     }
   }
   if (trace_info())

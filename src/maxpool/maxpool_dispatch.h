@@ -21,6 +21,7 @@ const KernelRow<MaxPoolBackwardKernel> &maxpool_backward_kernel(const MaxPoolPar
 
 // The Mask API's own step: the 1x1-window forward, or the tail after the forward's indices.
 const KernelRow<MaxPoolForwardKernel> &maxpool_mask_kernel(const MaxPoolParams &p, Device device,
-                                                           bool unit_window);
+                                                           const Strided4 &x, const Strided4 &out,
+                                                           const Strided4 &idx);
 
 }  // namespace poolgrad

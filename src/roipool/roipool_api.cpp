@@ -122,8 +122,10 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
     p.scale_h = spatial_scale_h, p.scale_w = spatial_scale_w;
     p.dtype = dt;
     fix_threads(p, !view_is_non_overlapping(y->view) || !view_is_non_overlapping(argmax->view));
-    plan = make_plan(api, roi_forward_kernel(p, x->view.device), p, roi_errors(p), xs,
-                     to2(rois->view), to_nchw(y->view, false), to_nchw(argmax->view, false));
+    const Strided2 rs = to2(rois->view);
+    const Strided4 ys = to_nchw(y->view, false), as = to_nchw(argmax->view, false);
+    plan = make_plan(api, roi_forward_kernel(p, x->view.device, xs, rs, ys, as), p, roi_errors(p),
+                     xs, rs, ys, as);
   }
   if (trace_info())
     plan.trace = describe("x", x) + " " + describe("rois", rois) + " " + describe("y", y) + " " +
@@ -246,9 +248,10 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
     p.r = rd[0], p.ph = pooledH, p.pw = pooledW;
     p.dtype = dt;
     fix_threads(p, !view_is_non_overlapping(gradInputRef->view));
+    const Strided2 rs = to2(rois->view);
     const Strided4 gy = to_nchw(gradOutput->view, false), as = to_nchw(argmax->view, false);
-    plan = make_plan(api, roi_backward_kernel(p, gradOutput->view.device, gy, as), p, roi_errors(p),
-                     gy, to2(rois->view), as, gx);
+    plan = make_plan(api, roi_backward_kernel(p, gradOutput->view.device, gy, rs, as, gx), p,
+                     roi_errors(p), gy, rs, as, gx);
   }
   if (trace_info())
     plan.trace = describe("gradOutput", gradOutput) + " " + describe("gradInputRef", gradInputRef) +

@@ -18,6 +18,7 @@ struct RoiParams {
   int64_t r = 0, ph = 0, pw = 0;       // rois and pooled grid
   float scale_h = 1.0f, scale_w = 1.0f;
   aclDataType dtype = ACL_FLOAT;
+  aclDataType index_dtype = ACL_INT32;  // argmax
   int threads = 1;  // fixed in phase 1: the workspace holds one scratch slice per thread
   bool serial = false;
   Isa isa = Isa::kPortable;  // chosen in phase 1 by the dispatch table  // an output may alias

@@ -182,9 +182,10 @@ aclnnStatus finish_volume_forward(const char *api, const VolumeGeometry &g, cons
   if (!g.empty && g.n > 0) {
     VolumeParams p = g.params(self->view.dtype, indices->view.dtype);
     fix_threads(p, !view_is_non_overlapping(out->view) || !view_is_non_overlapping(indices->view));
-    plan = make_plan(api, volume_forward_kernel(p, self->view.device), p, {},
-                     to_ncdhw(self->view, g.channels_last), to_ncdhw(out->view, g.channels_last),
-                     to_ncdhw(indices->view, g.channels_last));
+    const Strided5 x = to_ncdhw(self->view, g.channels_last),
+                   o = to_ncdhw(out->view, g.channels_last),
+                   ix = to_ncdhw(indices->view, g.channels_last);
+    plan = make_plan(api, volume_forward_kernel(p, self->view.device, x, o, ix), p, {}, x, o, ix);
   }
   if (trace_info())
     plan.trace = describe("self", self) + " " + describe(out_name, out) + " " +
@@ -212,10 +213,11 @@ aclnnStatus finish_volume_backward(const char *api, const VolumeGeometry &g,
     // A gradInput whose elements share storage is written on one thread, in volume order, so that
     // the result does not depend on the thread count.
     fix_threads(p, !view_is_non_overlapping(grad_in->view));
-    plan = make_plan(api, volume_backward_kernel(p, grad_out->view.device), p, volume_errors(g),
-                     to_ncdhw(grad_out->view, g.channels_last),
-                     to_ncdhw(indices->view, g.channels_last),
-                     to_ncdhw(grad_in->view, g.channels_last));
+    const Strided5 gy = to_ncdhw(grad_out->view, g.channels_last),
+                   ix = to_ncdhw(indices->view, g.channels_last),
+                   gx = to_ncdhw(grad_in->view, g.channels_last);
+    plan = make_plan(api, volume_backward_kernel(p, grad_out->view.device, gy, ix, gx), p,
+                     volume_errors(g), gy, ix, gx);
   }
   if (trace_info())
     plan.trace = describe("gradOutput", grad_out) + " " + describe("self", self) + " " +

@@ -11,7 +11,12 @@ namespace poolgrad {
 using VolumeForwardKernel = Kernel<VolumeParams, Strided5, Strided5, Strided5>;   // x, out, idx
 using VolumeBackwardKernel = Kernel<VolumeParams, Strided5, Strided5, Strided5>;  // gy, idx, gx
 
-const KernelRow<VolumeForwardKernel> &volume_forward_kernel(const VolumeParams &p, Device device);
-const KernelRow<VolumeBackwardKernel> &volume_backward_kernel(const VolumeParams &p, Device device);
+const KernelRow<VolumeForwardKernel> &volume_forward_kernel(const VolumeParams &p, Device device,
+                                                            const Strided5 &x, const Strided5 &out,
+                                                            const Strided5 &idx);
+const KernelRow<VolumeBackwardKernel> &volume_backward_kernel(const VolumeParams &p, Device device,
+                                                              const Strided5 &gy,
+                                                              const Strided5 &idx,
+                                                              const Strided5 &gx);
 
 }  // namespace poolgrad
