@@ -18,12 +18,9 @@ constexpr int64_t kPrefetchMinBytes = int64_t(32) << 20;
 // Backward calls touching at most this many bytes (gradOutput, indices and a float32 gradInput)
 // find gradInput in cache from one call to the next: they scatter into it in place instead of
 // into a scratch accumulator written out with streaming stores. Past it, zeroing gradInput in
-// place first reads its lines from memory (measured: the 3-D video-adaptive3d backward, 51 MB,
-// 0.84 -> 1.28 ms in place; the 25 MB chw-single backward, 16.8 MB of it gradInput, 1.03 -> 1.53
-// ms at 1 thread), unless gradInput alone is at most half of it (a quarter of the L3): gradOutput
-// and the indices then stream past it and it stays (the dilated backward, 8 MB of 25-34 MB: 1.79
-// -> 1.62 ms at 1 thread, 0.95 -> 0.80 at 2; overlap-s1, 6.4 MB of 19-26 MB: 1.16 -> 1.08 and 0.60
-// -> 0.52 ms).
+// place first reads its lines from memory, unless gradInput alone is at most half of it (a
+// quarter of the L3): gradOutput and the indices then stream past it and it stays.
+// (Measurements: docs/profiles.md, "Lab notes moved from the code".)
 constexpr int64_t kInPlaceMaxBytes = kPrefetchMinBytes / 2;
 
 // Whether a backward uses its gradInput as its accumulator: a dense float32 one (the accumulator's

@@ -77,9 +77,8 @@ inline void scatter_checked(float *plane, const float *g, const I *idx, int64_t 
                             int64_t hw, int64_t pos0, FirstError *err) {
   int64_t k = 0;
   // Four at a time, with one test for four indices in the plane (the common case): a branch a
-  // step instead of one an element. The adds stay in k order. The dilated backward at 1 thread:
-  // 1.56 -> 1.39 ms (INT64), 1.40 -> 1.30 (INT32), and no longer 15% slower when unrelated code
-  // moves the one-at-a-time loop by 48 bytes (docs/profiles.md, stop 33).
+  // step instead of one an element, which also makes the loop insensitive to code alignment. The
+  // adds stay in k order. (Measurements: docs/profiles.md, "Lab notes moved from the code".)
   for (int64_t steps = n / 4; steps > 0; --steps, k += 4) {
     const I *const q = idx + k * istride;
     const int64_t v[4] = {static_cast<int64_t>(load_once(q)),

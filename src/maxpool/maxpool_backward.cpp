@@ -7,6 +7,10 @@
 // overlap) are gathered instead: each pixel is written once, in order, without the zeroing pass
 // and the read-modify-write (see gather_k2s2). Channels-last views work on (n, channel-block)
 // items with the same summation order, so every layout gives the same bits.
+//
+// Why one file of about 650 lines: the scatter, the gathers and the channels-last items share the
+// accumulator, the in-place rule and the write-out, and must keep one summation order; the 3x3
+// gather, which is separate code, has its own file (maxpool_gather3.cpp).
 #include <algorithm>
 #include <cstring>
 

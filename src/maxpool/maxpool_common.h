@@ -17,16 +17,6 @@ inline char *elem(const Strided4 &t, int64_t esz, int64_t n, int64_t c, int64_t 
   return t.base + (n * t.sn + c * t.sc + h * t.sh + w * t.sw) * esz;
 }
 
-// First and one-past-last tap m of a window starting at `start` (taps start + m*d) inside [0, in).
-inline void tap_range(int64_t start, int64_t k, int64_t d, int64_t in, int64_t *m0, int64_t *m1) {
-  // (d == 1 without the divisions: they were a tenth of the 2-D forward's own samples, per border
-  // output.)
-  int64_t lo = start < 0 ? (d == 1 ? -start : (-start + d - 1) / d) : 0;
-  int64_t hi = in - start <= 0 ? 0 : d == 1 ? in - start : (in - start + d - 1) / d;
-  *m0 = lo;
-  *m1 = hi < k ? hi : k;
-}
-
 inline void store_index(const Strided4 &t, aclDataType idt, int64_t n, int64_t c, int64_t h,
                         int64_t w, int64_t v) {
   if (idt == ACL_INT32)

@@ -6,6 +6,11 @@
 // consecutive floats: the interior of each output row is computed 8 outputs at a time with
 // vector compares and blends, the borders by scalar code, both from the split plane. Channels-last
 // views (channel stride 1) vectorise across channels instead.
+//
+// Why one file of about 800 lines: the two paths share the plane split, the key rows (16-bit
+// keys for half types), the border code and the workspace layout, and each is one pass over the
+// input whose steps only make sense next to each other; split by step, a reader would follow one
+// output row across four files.
 #include <algorithm>
 #include <cmath>
 #include <cstring>

@@ -11,7 +11,7 @@
 #include "../core/scratch.h"
 #include "../core/threads.h"
 #include "../core/view.h"
-#include "maxpool_shape.h"
+#include "../pooling/pool_window.h"
 
 namespace poolgrad {
 

@@ -10,12 +10,12 @@ namespace poolgrad {
 
 struct MaxPoolRules {
   std::vector<aclDataType> data;   // self / gradOutput / gradInput / out dtypes
-  const char *data_text;           // e.g. "FLOAT only"
+  const char *data_text = "";      // e.g. "FLOAT only"
   std::vector<aclDataType> index;  // indices dtypes
-  const char *index_text;
-  bool any_dilation;      // false: exactly 1 on both axes
-  bool nhwc;              // NHWC format accepted
-  bool available = true;  // false: the API is refused on this profile (the Mask pair on 950)
+  const char *index_text = "";
+  bool any_dilation = false;  // false: exactly 1 on both axes
+  bool nhwc = false;          // NHWC format accepted
+  bool available = true;      // false: the API is refused on this profile (the Mask pair on 950)
 };
 
 // The rules of the current profile for the forward or the backward.

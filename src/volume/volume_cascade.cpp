@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "../core/profile.h"
-#include "../maxpool/maxpool_shape.h"
+#include "../pooling/pool_window.h"
 #include "volume_dispatch.h"
 #include "volume_rules.h"
 

@@ -31,7 +31,7 @@ void axis_window(const Axis &a, int64_t o, int64_t *first, int64_t *count, int64
   }
   const int64_t start = o * a.s - a.p;
   int64_t m0, m1;
-  maxpool_detail::tap_range(start, a.k, a.d, a.in, &m0, &m1);
+  tap_range(start, a.k, a.d, a.in, &m0, &m1);
   *first = start + m0 * a.d;
   *count = m1 > m0 ? m1 - m0 : 0;
   *step = a.d;

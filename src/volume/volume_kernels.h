@@ -13,16 +13,9 @@
 #include "../core/scratch.h"
 #include "../core/threads.h"
 #include "../core/view.h"
+#include "../pooling/pool_window.h"
 
 namespace poolgrad {
-
-// Adaptive bins: output i of `out` covers inputs [floor(i*in/out), ceil((i+1)*in/out)).
-inline int64_t bin_start(int64_t i, int64_t in, int64_t out) {
-  return static_cast<int64_t>(static_cast<__int128>(i) * in / out);
-}
-inline int64_t bin_end(int64_t i, int64_t in, int64_t out) {
-  return static_cast<int64_t>((static_cast<__int128>(i + 1) * in + out - 1) / out);
-}
 
 // One axis of a pooling: its input and output sizes and how output o picks its inputs.
 struct Axis {

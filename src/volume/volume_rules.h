@@ -12,12 +12,12 @@ namespace poolgrad {
 
 struct VolumeRules {
   std::vector<aclDataType> index;  // indices dtypes
-  const char *index_text;
-  bool any_dilation;         // false: exactly 1 on every axis (the max pool)
-  bool channels_last;        // NDHWC accepted (the max pool)
-  bool adaptive_nd;          // ND format accepted by the adaptive forward
-  bool adaptive_short_size;  // adaptive outputSize of length 0 (self's size) or 1 (all three)
-  bool int32_volume;         // D*H*W <= INT32_MAX whatever the indices' dtype
+  const char *index_text = "";
+  bool any_dilation = false;         // false: exactly 1 on every axis (the max pool)
+  bool channels_last = false;        // NDHWC accepted (the max pool)
+  bool adaptive_nd = false;          // ND format accepted by the adaptive forward
+  bool adaptive_short_size = false;  // adaptive outputSize of length 0 (self's size) or 1
+  bool int32_volume = true;          // D*H*W <= INT32_MAX whatever the indices' dtype
 };
 
 const VolumeRules &volume_rules();
