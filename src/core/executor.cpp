@@ -26,6 +26,7 @@ namespace {
 struct Executor {
   const char *api = "";
   Plan plan;
+  std::string kernel;       // the plan's kernel name, made when first asked for (under g_mutex)
   bool repeatable = false;  // under g_mutex
   std::mutex run_mutex;     // runs of one repeatable executor from several threads take turns
 };
@@ -154,7 +155,7 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
                 "%s: workspaceSize must be >= %" PRId64 " (asked for by phase 1), but got %" PRIu64,
                 api, asked_bytes(plan), workspace_size);
   void *const scratch = plan.workspace > 0 ? aligned_start(workspace) : workspace;
-  if (plan.steps.empty()) {
+  if (plan.nsteps == 0) {
     if (trace_info())
       std::fprintf(log_stream(), "poolgrad: %s %s kernel=none (empty) time=0.000ms status=0\n", api,
                    plan.trace.c_str());
@@ -164,8 +165,8 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
   aclnnStatus st = ACLNN_SUCCESS;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    for (const PlanStep &step : plan.steps) {
-      const FirstError bad = step.run(scratch);
+    for (int i = 0; i < plan.nsteps; ++i) {
+      const FirstError bad = plan.steps[i].run(scratch);
       if (bad.found()) {
         st = report_data_error(api, plan, bad);
         break;
@@ -178,7 +179,8 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::fprintf(log_stream(), "poolgrad: %s %s kernel=%s threads=%d time=%.3fms status=%d\n", api,
-                 plan.trace.c_str(), plan.kernel.c_str(), plan.threads, ms, static_cast<int>(st));
+                 plan.trace.c_str(), plan.kernel_name().c_str(), plan.threads, ms,
+                 static_cast<int>(st));
   }
   return st;
 }
@@ -206,7 +208,10 @@ aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor) {
 const char *poolgradGetKernelName(const aclOpExecutor *executor) {
   std::lock_guard<std::mutex> lock(g_mutex);
   auto it = registry().find(token(executor));
-  return it == registry().end() ? nullptr : it->second->plan.kernel.c_str();
+  if (it == registry().end()) return nullptr;
+  Executor &e = *it->second;
+  if (e.kernel.empty()) e.kernel = e.plan.kernel_name();
+  return e.kernel.c_str();
 }
 
 aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor) {

@@ -2,7 +2,6 @@
 #include "plan.h"
 
 #include <cinttypes>
-#include <cstring>
 
 #include "status.h"
 #include "threads.h"
@@ -13,21 +12,28 @@ int plan_threads(bool serial) {
   return serial ? 1 : num_threads();
 }
 
+std::string Plan::kernel_name() const {
+  if (nsteps == 0) return "none";
+  std::string name;
+  for (int i = 0; i < nsteps; ++i)
+    name += std::string(i ? "+" : "") + steps[i].row + (steps[i].serial ? "(serial)" : "");
+  return name;
+}
+
 aclnnStatus report_data_error(const char *api, const Plan &plan, const FirstError &e) {
-  if (e.datum < 0 || static_cast<size_t>(e.datum) >= plan.errors.size())
+  if (e.datum < 0 || e.datum >= plan.nerrors)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: invalid data at position %" PRId64, api, e.pos);
-  const DatumText &d = plan.errors[static_cast<size_t>(e.datum)];
+  const DatumText &d = plan.errors[e.datum];
   // The coordinates of pos, row-major over the grid, printed in the datum's order.
-  std::vector<int64_t> at(d.grid.size());
+  int64_t at[DatumText::kMaxRank] = {};
   int64_t rest = e.pos;
-  for (size_t i = d.grid.size(); i-- > 0;) {
+  for (int i = d.rank; i-- > 0;) {
     const int64_t g = d.grid[i] > 0 ? d.grid[i] : 1;
     at[i] = rest % g;
     rest /= g;
   }
   std::string where;
-  for (size_t k = 0; k < d.order.size(); ++k)
-    where += (k ? "," : "") + std::to_string(at[static_cast<size_t>(d.order[k])]);
+  for (int k = 0; k < d.printed; ++k) where += (k ? "," : "") + std::to_string(at[d.order[k]]);
   std::string value;
   if (d.real) {
     double v;
@@ -36,21 +42,26 @@ aclnnStatus report_data_error(const char *api, const Plan &plan, const FirstErro
   } else {
     value = std::to_string(e.value);
   }
-  return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s[%s]=%s %s", api, d.name.c_str(), where.c_str(),
-              value.c_str(), d.rule.c_str());
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+  const std::string rule = format(d.rule_fmt, d.rule_arg);
+#pragma GCC diagnostic pop
+  return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s[%s]=%s %s", api, d.name, where.c_str(),
+              value.c_str(), rule.c_str());
 }
 
-DatumText index_datum(const char *name, std::vector<int64_t> grid, bool channels_last, bool with_n,
-                      std::string rule) {
+DatumText index_datum(const char *name, std::initializer_list<int64_t> grid, bool channels_last,
+                      bool with_n, const char *rule_fmt, long long rule_arg) {
   DatumText d;
   d.name = name;
-  const int axes = static_cast<int>(grid.size());  // n, c, spatial...
-  if (with_n) d.order.push_back(0);
-  if (!channels_last) d.order.push_back(1);
-  for (int a = 2; a < axes; ++a) d.order.push_back(a);
-  if (channels_last) d.order.push_back(1);
-  d.grid = std::move(grid);
-  d.rule = std::move(rule);
+  for (int64_t g : grid)
+    if (d.rank < DatumText::kMaxRank) d.grid[d.rank++] = g;
+  if (with_n) d.order[d.printed++] = 0;
+  if (!channels_last) d.order[d.printed++] = 1;
+  for (int a = 2; a < d.rank; ++a) d.order[d.printed++] = a;
+  if (channels_last) d.order[d.printed++] = 1;
+  d.rule_fmt = rule_fmt;
+  d.rule_arg = rule_arg;
   return d;
 }
 

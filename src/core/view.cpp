@@ -75,16 +75,20 @@ std::string dims_str(const std::vector<int64_t> &d) {
 }
 
 bool view_is_non_overlapping(const View &v) {
-  std::vector<std::pair<int64_t, int64_t>> ds;  // (|stride|, size)
+  // (|stride|, size) of the dims of size > 1, on the stack: a view has at most 64 dims
+  // (aclCreateTensor's limit), and phase 1 makes no heap allocation here.
+  std::pair<int64_t, int64_t> ds[64];
+  size_t n = 0;
   for (size_t i = 0; i < v.dims.size(); ++i) {
-    if (v.dims[i] == 0) return true;
-    if (v.dims[i] > 1) ds.emplace_back(v.strides[i] < 0 ? -v.strides[i] : v.strides[i], v.dims[i]);
+    if (v.dims[i] <= 0) return true;
+    if (v.dims[i] > 1 && n < 64)
+      ds[n++] = {v.strides[i] < 0 ? -v.strides[i] : v.strides[i], v.dims[i]};
   }
-  std::sort(ds.begin(), ds.end());
+  std::sort(ds, ds + n);
   int64_t extent = 0;  // max offset reachable by the dims seen so far
-  for (auto &p : ds) {
-    if (p.first <= extent) return false;
-    extent += p.first * (p.second - 1);
+  for (size_t i = 0; i < n; ++i) {
+    if (ds[i].first <= extent) return false;
+    extent += ds[i].first * (ds[i].second - 1);
   }
   return true;
 }

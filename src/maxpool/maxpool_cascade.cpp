@@ -145,9 +145,9 @@ std::string attrs_trace(const PoolAttrs &a) {
 namespace {
 
 // The one datum the backwards check in phase 2: an index outside the plane.
-std::vector<DatumText> plane_errors(const Geometry &g) {
-  return {index_datum("indices", {g.n, g.c, g.ho, g.wo}, g.nhwc, g.rank == 4,
-                      format("must be -1 or in [0, H*W=%" PRId64 ")", g.h * g.w))};
+DatumText plane_index_datum(const Geometry &g) {
+  return index_datum("indices", {g.n, g.c, g.ho, g.wo}, g.nhwc, g.rank == 4,
+                     "must be -1 or in [0, H*W=%lld)", g.h * g.w);
 }
 
 }  // namespace
@@ -206,7 +206,7 @@ aclnnStatus finish_backward(const BackwardArgs &b, const TraceText &trace_extra,
     fix_threads(p, !view_is_non_overlapping(b.grad_in->view));
     const Strided4 gy = to_nchw(b.grad_out->view, g.nhwc), gx = to_nchw(b.grad_in->view, g.nhwc);
     plan = make_plan(api, maxpool_backward_kernel(p, b.grad_out->view.device, gy, b.ix, gx), p,
-                     plane_errors(g), gy, b.ix, gx);
+                     {plane_index_datum(g)}, gy, b.ix, gx);
   }
   if (trace_info())
     plan.trace = describe("gradOutput", b.grad_out) + " " + describe("self", b.self) + " " +

@@ -30,14 +30,15 @@ Strided2 to2(const View &v) {
 }
 
 // The two data phase 2 checks, in the kernels' words (kRoiArgmaxDatum, kRoiBatchDatum).
-std::vector<DatumText> roi_errors(const RoiParams &p) {
-  DatumText argmax{"argmax",
-                   {p.r, p.c, p.ph, p.pw},
-                   {0, 1, 2, 3},
-                   format("must be -1 or in [0, H*W=%" PRId64 ")", p.h * p.w)};
-  DatumText batch{
-      "rois", {p.r, 1}, {0, 1}, format("is a batch index outside [0, N=%" PRId64 ")", p.n), true};
-  return {argmax, batch};
+DatumText argmax_datum(const RoiParams &p) {
+  return index_datum("argmax", {p.r, p.c, p.ph, p.pw}, false, true,
+                     "must be -1 or in [0, H*W=%lld)", p.h * p.w);
+}
+DatumText batch_datum(const RoiParams &p) {
+  DatumText d =
+      index_datum("rois", {p.r, 1}, false, true, "is a batch index outside [0, N=%lld)", p.n);
+  d.real = true;
+  return d;
 }
 
 }  // namespace
@@ -124,8 +125,8 @@ aclnnStatus aclnnRoiPoolingWithArgMaxGetWorkspaceSize(const aclTensor *x, const 
     fix_threads(p, !view_is_non_overlapping(y->view) || !view_is_non_overlapping(argmax->view));
     const Strided2 rs = to2(rois->view);
     const Strided4 ys = to_nchw(y->view, false), as = to_nchw(argmax->view, false);
-    plan = make_plan(api, roi_forward_kernel(p, x->view.device, xs, rs, ys, as), p, roi_errors(p),
-                     xs, rs, ys, as);
+    plan = make_plan(api, roi_forward_kernel(p, x->view.device, xs, rs, ys, as), p,
+                     {argmax_datum(p), batch_datum(p)}, xs, rs, ys, as);
   }
   if (trace_info())
     plan.trace = describe("x", x) + " " + describe("rois", rois) + " " + describe("y", y) + " " +
@@ -251,7 +252,7 @@ aclnnStatus aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(
     const Strided2 rs = to2(rois->view);
     const Strided4 gy = to_nchw(gradOutput->view, false), as = to_nchw(argmax->view, false);
     plan = make_plan(api, roi_backward_kernel(p, gradOutput->view.device, gy, rs, as, gx), p,
-                     roi_errors(p), gy, rs, as, gx);
+                     {argmax_datum(p), batch_datum(p)}, gy, rs, as, gx);
   }
   if (trace_info())
     plan.trace = describe("gradOutput", gradOutput) + " " + describe("gradInputRef", gradInputRef) +

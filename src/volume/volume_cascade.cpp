@@ -159,10 +159,10 @@ std::string windows_trace(const VolumeGeometry &g) {
 namespace {
 
 // The one datum phase 2 checks: an index outside the volume.
-std::vector<DatumText> volume_errors(const VolumeGeometry &g) {
-  const int64_t vol = g.ax[0].in * g.ax[1].in * g.ax[2].in;
-  return {index_datum("indices", {g.n, g.c, g.ax[0].out, g.ax[1].out, g.ax[2].out}, g.channels_last,
-                      g.rank == 5, format("must be -1 or in [0, D*H*W=%" PRId64 ")", vol))};
+DatumText volume_index_datum(const VolumeGeometry &g) {
+  return index_datum("indices", {g.n, g.c, g.ax[0].out, g.ax[1].out, g.ax[2].out}, g.channels_last,
+                     g.rank == 5, "must be -1 or in [0, D*H*W=%lld)",
+                     g.ax[0].in * g.ax[1].in * g.ax[2].in);
 }
 
 }  // namespace
@@ -217,7 +217,7 @@ aclnnStatus finish_volume_backward(const char *api, const VolumeGeometry &g,
                    ix = to_ncdhw(indices->view, g.channels_last),
                    gx = to_ncdhw(grad_in->view, g.channels_last);
     plan = make_plan(api, volume_backward_kernel(p, grad_out->view.device, gy, ix, gx), p,
-                     volume_errors(g), gy, ix, gx);
+                     {volume_index_datum(g)}, gy, ix, gx);
   }
   if (trace_info())
     plan.trace = describe("gradOutput", grad_out) + " " + describe("self", self) + " " +
