@@ -8,56 +8,6 @@
 
 namespace poolgrad {
 
-bool is_pool_dtype(aclDataType t) {
-  return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16;
-}
-
-aclnnStatus check_pool_dtype(const char *api, const char *name, const aclTensor *t) {
-  if (!is_pool_dtype(t->view.dtype))
-    return fail(ACLNN_ERR_PARAM_INVALID,
-                "%s: %s dtype must be FLOAT, FLOAT16 or BF16, but got %s (DOUBLE, which CANN takes "
-                "for some of these operators, is not supported by poolgrad)",
-                api, name, dtype_name(t->view.dtype));
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus check_dtype_as_self(const char *api, const char *name, const aclTensor *t,
-                                const aclTensor *self) {
-  if (t->view.dtype != self->view.dtype)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype must equal self dtype %s, but got %s", api,
-                name, dtype_name(self->view.dtype), dtype_name(t->view.dtype));
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus check_formats(const char *api, std::initializer_list<Named> same_format,
-                          std::initializer_list<Named> all) {
-  for (const Named &x : all)
-    if (is_private_format(x.t->view.format))
-      return fail(ACLNN_ERR_PARAM_INVALID,
-                  "%s: %s format must be a public format (ND, NCHW, NHWC, HWCN, NDHWC, NCDHW, NC, "
-                  "NCL), but got %s",
-                  api, x.name, format_name(x.t->view.format));
-  const Named &first = *same_format.begin();
-  for (const Named &x : same_format)
-    if (x.t->view.format != first.t->view.format)
-      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s format must equal %s format %s, but got %s", api,
-                  x.name, first.name, format_name(first.t->view.format),
-                  format_name(x.t->view.format));
-  for (const Named &x : all)
-    if (x.t->view.rank() != 3 && x.t->view.rank() != 4)
-      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s must be 3-D or 4-D, but got %d-D shape %s", api,
-                  x.name, x.t->view.rank(), dims_str(x.t->view.dims).c_str());
-  return ACLNN_SUCCESS;
-}
-
-aclnnStatus check_same_shape(const char *api, const char *name, const aclTensor *t,
-                             const std::vector<int64_t> &want, const char *what) {
-  if (t->view.dims != want)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s shape must be %s (%s), but got %s", api, name,
-                dims_str(want).c_str(), what, dims_str(t->view.dims).c_str());
-  return ACLNN_SUCCESS;
-}
-
 MaxPoolParams Geometry::params(aclDataType dt, aclDataType idt) const {
   MaxPoolParams p;
   p.n = n;

@@ -10,26 +10,13 @@
 #include <vector>
 
 #include "../core/core.h"
+#include "../pooling/pool_checks.h"
 #include "maxpool_dispatch.h"
 #include "maxpool_kernels.h"
 #include "maxpool_rules.h"
 #include "maxpool_shape.h"
 
 namespace poolgrad {
-
-bool is_pool_dtype(aclDataType t);
-// 161002 unless t's dtype is FLOAT, FLOAT16 or BF16 (the adaptive and 3-D operators' data rule;
-// CANN's DOUBLE, where it takes it, is refused saying so).
-aclnnStatus check_pool_dtype(const char *api, const char *name, const aclTensor *t);
-// 161002 unless t's dtype equals self's.
-aclnnStatus check_dtype_as_self(const char *api, const char *name, const aclTensor *t,
-                                const aclTensor *self);
-
-// Public formats only; `same_format` must share the first one's format; ranks 3 or 4.
-aclnnStatus check_formats(const char *api, std::initializer_list<Named> same_format,
-                          std::initializer_list<Named> all);
-aclnnStatus check_same_shape(const char *api, const char *name, const aclTensor *t,
-                             const std::vector<int64_t> &want, const char *what);
 
 // self's (N, C, H, W), the attributes, the output shape in self's layout.
 struct Geometry {

@@ -4,7 +4,7 @@
 // adaptive bins; the kernels are the volume kernels the 3-D max pool runs.
 #include <cinttypes>
 
-#include "../maxpool/maxpool_cascade.h"
+#include "../pooling/pool_checks.h"
 #include "aclnnop/aclnn_adaptive_max_pool3d.h"
 #include "aclnnop/aclnn_adaptive_max_pool3d_backward.h"
 #include "volume_cascade.h"

@@ -3,7 +3,7 @@
 // ops-nn's public documentation and op_api checks (docs/max-pool-3d.md) and the plans.
 #include <cinttypes>
 
-#include "../maxpool/maxpool_cascade.h"
+#include "../pooling/pool_checks.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
 #include "volume_cascade.h"

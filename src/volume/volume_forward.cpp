@@ -17,7 +17,6 @@
 #include "../core/prefetch.h"
 #include "../core/simd.h"
 #include "../core/vec.h"
-#include "../maxpool/maxpool_common.h"
 #include "volume_kernels.h"
 
 namespace poolgrad {
