@@ -21,6 +21,7 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -57,15 +58,41 @@ int env_threads() {
   return 0;
 }
 
+// The container's CPU quota in whole cores, rounded up (cgroup v2 `cpu.max`, "QUOTA PERIOD" or
+// "max PERIOD"; cgroup v1 `cpu/cpu.cfs_quota_us` and `cpu.cfs_period_us`); 0 when there is none.
+// A quota below the cores the process may run on makes more threads only take turns on it.
+// POOLGRAD_CGROUP_ROOT names another cgroup mount (tests; containers that mount it elsewhere).
+int cgroup_cores() {
+  const char *env = std::getenv("POOLGRAD_CGROUP_ROOT");
+  const std::string root = env && *env ? env : "/sys/fs/cgroup";
+  long long quota = -1, period = 0;
+  if (FILE *f = std::fopen((root + "/cpu.max").c_str(), "r")) {
+    char q[32] = {};
+    if (std::fscanf(f, "%31s %lld", q, &period) == 2 && std::string(q) != "max")
+      quota = std::atoll(q);
+    std::fclose(f);
+  } else if (FILE *fq = std::fopen((root + "/cpu/cpu.cfs_quota_us").c_str(), "r")) {
+    if (std::fscanf(fq, "%lld", &quota) != 1) quota = -1;
+    std::fclose(fq);
+    if (FILE *fp = std::fopen((root + "/cpu/cpu.cfs_period_us").c_str(), "r")) {
+      if (std::fscanf(fp, "%lld", &period) != 1) period = 0;
+      std::fclose(fp);
+    }
+  }
+  if (quota <= 0 || period <= 0) return 0;
+  const long long n = (quota + period - 1) / period;
+  return n < kMaxThreads ? static_cast<int>(n) : kMaxThreads;
+}
+
 int default_threads() {
   if (const int n = env_threads()) return n;
+  int n = 0;
   cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) {
-    const int n = CPU_COUNT(&set);
-    if (n >= 1) return n < kMaxThreads ? n : kMaxThreads;
-  }
-  const int n = static_cast<int>(std::thread::hardware_concurrency());
-  return n >= 1 ? (n < kMaxThreads ? n : kMaxThreads) : 1;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
+  if (n < 1) n = static_cast<int>(std::thread::hardware_concurrency());
+  if (n < 1) n = 1;
+  if (const int q = cgroup_cores()) n = std::min(n, q);
+  return n < kMaxThreads ? n : kMaxThreads;
 }
 
 std::atomic<int> g_threads{0};
