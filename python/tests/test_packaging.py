@@ -38,3 +38,13 @@ def test_licence_metadata_is_apache_2():
     text = meta.get("License") or meta.get("License-Expression") or ""
     files = meta.get_all("License-File") or []
     assert "Apache License" in text or "Apache-2.0" in text or "LICENSE" in files, (text, files)
+
+
+def test_changelog_names_the_version():
+    # The newest entry of CHANGELOG.md is the version the library, the wheel and the CLI report.
+    changelog = pathlib.Path(__file__).resolve().parents[2] / "CHANGELOG.md"
+    if not changelog.exists():  # an installed copy of the tests without the repository
+        import pytest
+        pytest.skip("CHANGELOG.md is not beside these tests")
+    newest = next(line for line in changelog.read_text().splitlines() if line.startswith("## ["))
+    assert newest.split("[", 1)[1].split("]", 1)[0] == poolgrad.__version__, newest
