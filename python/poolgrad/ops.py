@@ -79,20 +79,29 @@ def _roi_fake(x, rois, scale, ph, pw):
     return x.new_empty(shape), x.new_empty(shape, dtype=torch.int32)
 
 
+def _layout(x):
+    """The kernels' layout (torch's too): a channels-last input keeps channels-last outputs."""
+    if x.is_contiguous():
+        return torch.contiguous_format
+    if x.dim() == 4 and x.is_contiguous(memory_format=torch.channels_last):
+        return torch.channels_last
+    if x.dim() == 5 and x.is_contiguous(memory_format=torch.channels_last_3d):
+        return torch.channels_last_3d
+    return torch.contiguous_format
+
+
 def _grad_input_fake(gy, x, *rest):
+    return torch.empty_like(x, dtype=gy.dtype, memory_format=_layout(x))
+
+
+def _grad_input_nchw_fake(gy, x, *rest):
     return x.new_empty(x.shape, dtype=gy.dtype)
 
 
-@torch.library.register_fake("poolgrad::max_pool2d_with_indices_backward")
-def _mp2b_fake(gy, x, *rest):
-    """The kernel's layout: a channels-last input gets a channels-last gradient."""
-    cl = x.dim() == 4 and not x.is_contiguous() and x.is_contiguous(memory_format=torch.channels_last)
-    return torch.empty_like(x, dtype=gy.dtype, memory_format=torch.channels_last if cl else torch.contiguous_format)
-
-
-for _name in ("max_pool3d_with_indices_backward",
-              "max_pool2d_with_mask_backward", "adaptive_max_pool2d_backward", "adaptive_max_pool3d_backward"):
+for _name in ("max_pool2d_with_indices_backward", "max_pool3d_with_indices_backward",
+              "adaptive_max_pool2d_backward", "adaptive_max_pool3d_backward"):
     torch.library.register_fake("poolgrad::" + _name, _grad_input_fake)
+torch.library.register_fake("poolgrad::max_pool2d_with_mask_backward", _grad_input_nchw_fake)
 
 
 @torch.library.register_fake("poolgrad::_roi_pool_backward")

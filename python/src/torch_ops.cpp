@@ -134,15 +134,23 @@ at::ScalarType float_dtype(const Tensor &t, bool bf16 = true) {
   return (s == at::kFloat || s == at::kHalf || (bf16 && s == at::kBFloat16)) ? s : at::kFloat;
 }
 
+// The memory format an output or gradient keeps, as torch's kernels do: channels-last (2-D) or
+// channels-last-3d (3-D) when x is in it and not also plainly contiguous.
 at::MemoryFormat layout_of(const Tensor &x) {
-  return x.dim() == 4 && !x.is_contiguous() && x.is_contiguous(at::MemoryFormat::ChannelsLast)
-             ? at::MemoryFormat::ChannelsLast
-             : at::MemoryFormat::Contiguous;
+  if (x.is_contiguous()) return at::MemoryFormat::Contiguous;
+  if (x.dim() == 4 && x.is_contiguous(at::MemoryFormat::ChannelsLast))
+    return at::MemoryFormat::ChannelsLast;
+  if (x.dim() == 5 && x.is_contiguous(at::MemoryFormat::ChannelsLast3d))
+    return at::MemoryFormat::ChannelsLast3d;
+  return at::MemoryFormat::Contiguous;
 }
 
 // Gradients as autograd hands them (often expanded, stride 0) made dense, in the layout they have.
 Tensor dense(const Tensor &g) {
-  return g.is_contiguous() || g.is_contiguous(at::MemoryFormat::ChannelsLast) ? g : g.contiguous();
+  return g.is_contiguous() || g.is_contiguous(at::MemoryFormat::ChannelsLast) ||
+                 g.is_contiguous(at::MemoryFormat::ChannelsLast3d)
+             ? g
+             : g.contiguous();
 }
 
 // Axis i of a pooling attribute given as one value or one per spatial axis (dflt for any other
@@ -219,8 +227,10 @@ Tensor max_pool2d_backward(const Tensor &gy, const Tensor &x, IntArrayRef k, Int
 std::tuple<Tensor, Tensor> max_pool3d(const Tensor &x, IntArrayRef k, IntArrayRef s, IntArrayRef p,
                                       IntArrayRef d, bool ceil) {
   const auto shape = pool_shape(x, k, s, p, d, ceil, 3);
-  Tensor out = new_output(shape, x.options().dtype(float_dtype(x)));
-  Tensor idx = new_output(shape, x.options().dtype(volume_fits_int32(x) ? at::kInt : at::kLong));
+  const auto mf = layout_of(x);
+  Tensor out = new_output(shape, x.options().dtype(float_dtype(x)), mf);
+  Tensor idx =
+      new_output(shape, x.options().dtype(volume_fits_int32(x) ? at::kInt : at::kLong), mf);
   View vx(x, ACL_FORMAT_NCDHW, "x"), vo(out, ACL_FORMAT_NCDHW, "out"),
       vi(idx, ACL_FORMAT_NCDHW, "indices");
   auto kk = ints(k), ss = ints(s), pp = ints(p), dd = ints(d);
@@ -236,7 +246,7 @@ std::tuple<Tensor, Tensor> max_pool3d(const Tensor &x, IntArrayRef k, IntArrayRe
 Tensor max_pool3d_backward(const Tensor &gy, const Tensor &x, IntArrayRef k, IntArrayRef s,
                            IntArrayRef p, IntArrayRef d, bool ceil, const Tensor &indices) {
   const Tensor g = dense(gy), idx = volume_fits_int32(x) ? indices.to(at::kInt) : indices;
-  Tensor gx = new_output(x.sizes(), x.options().dtype(float_dtype(x)));
+  Tensor gx = new_output(x.sizes(), x.options().dtype(float_dtype(x)), layout_of(x));
   View vg(g, ACL_FORMAT_NCDHW, "grad_output"), vx(x, ACL_FORMAT_NCDHW, "x"),
       vi(idx, ACL_FORMAT_NCDHW, "indices"), vgx(gx, ACL_FORMAT_NCDHW, "grad_input");
   auto kk = ints(k), ss = ints(s), pp = ints(p), dd = ints(d);
@@ -293,8 +303,9 @@ Tensor max_pool2d_with_mask_backward(const Tensor &gy, const Tensor &x, IntArray
 // ---- adaptive max pooling ---------------------------------------------------------------------
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor &x, IntArrayRef size) {
   const auto shape = adaptive_shape(x, size, 2);
-  Tensor out = new_output(shape, x.options().dtype(float_dtype(x)));
-  Tensor idx = new_output(shape, x.options().dtype(at::kLong));
+  const auto mf = layout_of(x);
+  Tensor out = new_output(shape, x.options().dtype(float_dtype(x)), mf);
+  Tensor idx = new_output(shape, x.options().dtype(at::kLong), mf);
   View vx(x, ACL_FORMAT_NCHW, "x"), vo(out, ACL_FORMAT_NCHW, "out"),
       vi(idx, ACL_FORMAT_NCHW, "indices");
   auto os = ints(size);
@@ -307,8 +318,8 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor &x, IntArrayRef size
 }
 
 Tensor adaptive_max_pool2d_backward(const Tensor &gy, const Tensor &x, const Tensor &idx) {
-  const Tensor g = gy.contiguous();
-  Tensor gx = new_output(x.sizes(), x.options().dtype(float_dtype(x)));
+  const Tensor g = dense(gy);
+  Tensor gx = new_output(x.sizes(), x.options().dtype(float_dtype(x)), layout_of(x));
   View vg(g, ACL_FORMAT_NCHW, "grad_output"), vx(x, ACL_FORMAT_NCHW, "x"),
       vi(idx, ACL_FORMAT_NCHW, "indices"), vgx(gx, ACL_FORMAT_NCHW, "grad_input");
   run(
@@ -321,6 +332,8 @@ Tensor adaptive_max_pool2d_backward(const Tensor &gy, const Tensor &x, const Ten
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor &x, IntArrayRef size) {
+  // Contiguous outputs whatever x's format (torch's CPU kernel does the same; its gradient keeps
+  // x's format).
   const auto shape = adaptive_shape(x, size, 3);
   Tensor out = new_output(shape, x.options().dtype(float_dtype(x)));
   Tensor idx = new_output(shape, x.options().dtype(volume_fits_int32(x) ? at::kInt : at::kLong));
@@ -336,8 +349,8 @@ std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor &x, IntArrayRef size
 }
 
 Tensor adaptive_max_pool3d_backward_cpu(const Tensor &gy, const Tensor &x, const Tensor &indices) {
-  const Tensor g = gy.contiguous(), idx = volume_fits_int32(x) ? indices.to(at::kInt) : indices;
-  Tensor gx = new_output(x.sizes(), x.options().dtype(float_dtype(x)));
+  const Tensor g = dense(gy), idx = volume_fits_int32(x) ? indices.to(at::kInt) : indices;
+  Tensor gx = new_output(x.sizes(), x.options().dtype(float_dtype(x)), layout_of(x));
   View vg(g, ACL_FORMAT_NCDHW, "grad_output"), vx(x, ACL_FORMAT_NCDHW, "x"),
       vi(idx, ACL_FORMAT_NCDHW, "indices"), vgx(gx, ACL_FORMAT_NCDHW, "grad_input");
   run(

@@ -283,3 +283,39 @@ def test_all_padding_windows_give_minus_one_and_the_backward_accepts_it(dims):
     assert torch.equal(gx, want.view_as(x))
     module = (pgt.MaxPool2d if dims == 2 else pgt.MaxPool3d)(**args)
     assert torch.equal(module(x), ref)
+
+
+@pytest.mark.parametrize("case", ["adaptive2d", "maxpool3d", "adaptive3d", "maxpool2d"])
+def test_memory_format_is_kept_as_torch_keeps_it(case):
+    # A channels-last (3-D: channels-last-3d) input gives outputs and gradients in that format, as
+    # torch's kernels do, with the same values; the fake (meta) kernels say the same strides.
+    g = torch.Generator().manual_seed(3)
+    if case.endswith("2d"):
+        fmt, x = torch.channels_last, torch.randn(2, 5, 11, 13, generator=g)
+    else:
+        fmt, x = torch.channels_last_3d, torch.randn(2, 5, 7, 9, 11, generator=g)
+    x = x.contiguous(memory_format=fmt).requires_grad_()
+    xt = x.detach().clone().contiguous(memory_format=fmt).requires_grad_()
+    mine, peer = {
+        "adaptive2d": (lambda t: pgt.adaptive_max_pool2d(t, (4, 5)),
+                       lambda t: torch.nn.functional.adaptive_max_pool2d(t, (4, 5))),
+        "adaptive3d": (lambda t: pgt.adaptive_max_pool3d(t, (3, 4, 5)),
+                       lambda t: torch.nn.functional.adaptive_max_pool3d(t, (3, 4, 5))),
+        "maxpool3d": (lambda t: pgt.max_pool3d(t, 3, 2, 1),
+                      lambda t: torch.nn.functional.max_pool3d(t, 3, 2, 1)),
+        "maxpool2d": (lambda t: pgt.max_pool2d(t, 3, 2, 1),
+                      lambda t: torch.nn.functional.max_pool2d(t, 3, 2, 1)),
+    }[case]
+    out, ref = mine(x), peer(xt)
+    assert out.stride() == ref.stride() and torch.equal(out, ref)
+    # torch keeps the format in every output but adaptive 3-D's (contiguous there on the CPU)
+    assert (case == "adaptive3d") == out.is_contiguous(), out.stride()
+    gy = torch.randn(out.shape, generator=g).contiguous(memory_format=fmt)
+    out.backward(gy)
+    ref.backward(gy)
+    assert x.grad.stride() == xt.grad.stride() and torch.equal(x.grad, xt.grad)
+    assert x.grad.is_contiguous(memory_format=fmt) and not x.grad.is_contiguous(), x.grad.stride()
+    plain = x.detach()
+    with torch._subclasses.fake_tensor.FakeTensorMode() as mode:
+        fx = mode.from_tensor(plain)
+        assert mine(fx).stride() == out.stride()
