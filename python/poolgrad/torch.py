@@ -96,39 +96,35 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
     return (out, idx) if return_indices else out
 
 
-class _MaxPoolNd(torch.nn.Module):
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-                 ceil_mode=False):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if (stride is not None) else kernel_size  # as torch.nn shows it
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+class _Named:
+    """The repr says poolgrad (the class names match torch's)."""
 
-    def _stride(self):
-        """The stride to call with: None (the op's default) where it is the kernel size."""
-        return None if self.stride == self.kernel_size else self.stride
-
-    def extra_repr(self):
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+    def _get_name(self):
+        return "poolgrad." + type(self).__name__
 
 
-class MaxPool2d(_MaxPoolNd):
-    """Like torch.nn.MaxPool2d, computed by poolgrad (an all-padding window's index is -1: see
-    max_pool2d)."""
+def _stride_arg(m):
+    """The stride to call with: None (the op's default) where it is the kernel size."""
+    return None if m.stride == m.kernel_size else m.stride
+
+
+class MaxPool2d(_Named, torch.nn.MaxPool2d):
+    """torch.nn.MaxPool2d computed by poolgrad: a subclass, so isinstance, state_dict, hooks and
+    print(model) behave as for torch's (an all-padding window's index is -1: see max_pool2d).
+
+    Example: ``poolgrad.torch.MaxPool2d(3, 2, 1)(torch.randn(1, 64, 112, 112))``."""
 
     def forward(self, x):
-        return max_pool2d(x, self.kernel_size, self._stride(), self.padding, self.dilation,
+        return max_pool2d(x, self.kernel_size, _stride_arg(self), self.padding, self.dilation,
                           self.ceil_mode, self.return_indices)
 
 
-class MaxPool3d(_MaxPoolNd):
-    """Like torch.nn.MaxPool3d, computed by poolgrad (an all-padding window's index is -1: see
+class MaxPool3d(_Named, torch.nn.MaxPool3d):
+    """torch.nn.MaxPool3d computed by poolgrad (an all-padding window's index is -1: see
     max_pool3d)."""
 
     def forward(self, x):
-        return max_pool3d(x, self.kernel_size, self._stride(), self.padding, self.dilation,
+        return max_pool3d(x, self.kernel_size, _stride_arg(self), self.padding, self.dilation,
                           self.ceil_mode, self.return_indices)
 
 
@@ -151,25 +147,42 @@ def adaptive_max_pool3d(x, output_size, return_indices=False):
     return (out, idx) if return_indices else out
 
 
-class AdaptiveMaxPool2d(torch.nn.Module):
-    """Like torch.nn.AdaptiveMaxPool2d, computed by poolgrad."""
-
-    def __init__(self, output_size, return_indices=False):
-        super().__init__()
-        self.output_size, self.return_indices = output_size, return_indices
+class AdaptiveMaxPool2d(_Named, torch.nn.AdaptiveMaxPool2d):
+    """torch.nn.AdaptiveMaxPool2d computed by poolgrad (a subclass of it)."""
 
     def forward(self, x):
         return adaptive_max_pool2d(x, self.output_size, self.return_indices)
 
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
 
-
-class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
-    """Like torch.nn.AdaptiveMaxPool3d, computed by poolgrad."""
+class AdaptiveMaxPool3d(_Named, torch.nn.AdaptiveMaxPool3d):
+    """torch.nn.AdaptiveMaxPool3d computed by poolgrad (a subclass of it)."""
 
     def forward(self, x):
         return adaptive_max_pool3d(x, self.output_size, self.return_indices)
+
+
+_SWAPS = {torch.nn.MaxPool2d: MaxPool2d, torch.nn.MaxPool3d: MaxPool3d,
+          torch.nn.AdaptiveMaxPool2d: AdaptiveMaxPool2d, torch.nn.AdaptiveMaxPool3d: AdaptiveMaxPool3d}
+
+
+def convert(module: torch.nn.Module) -> torch.nn.Module:
+    """Swaps every torch max-pooling layer of `module` (torch.nn.MaxPool2d/3d,
+    AdaptiveMaxPool2d/3d; subclasses of them are left alone) for poolgrad's, in the style of
+    torch.nn.SyncBatchNorm.convert_sync_batchnorm: the children are replaced in place and the
+    converted module is returned (a new one where `module` itself is such a layer). Each new layer
+    keeps the old one's attributes, training flag and hooks.
+
+    Example: ``model = poolgrad.torch.convert(torchvision.models.resnet18())``."""
+    swap = _SWAPS.get(type(module))
+    if swap is not None:
+        new = swap.__new__(swap)
+        new.__dict__.update(module.__dict__)
+        return new
+    for name, child in module.named_children():
+        converted = convert(child)
+        if converted is not child:
+            setattr(module, name, converted)
+    return module
 
 
 def _rois_tensor(boxes, ref):

@@ -319,3 +319,51 @@ def test_memory_format_is_kept_as_torch_keeps_it(case):
     with torch._subclasses.fake_tensor.FakeTensorMode() as mode:
         fx = mode.from_tensor(plain)
         assert mine(fx).stride() == out.stride()
+
+
+def test_layers_subclass_torch_and_say_poolgrad():
+    pairs = [(pgt.MaxPool2d(3, 2, 1), torch.nn.MaxPool2d), (pgt.MaxPool3d(2), torch.nn.MaxPool3d),
+             (pgt.AdaptiveMaxPool2d((3, None)), torch.nn.AdaptiveMaxPool2d),
+             (pgt.AdaptiveMaxPool3d(2), torch.nn.AdaptiveMaxPool3d)]
+    for m, base in pairs:
+        assert isinstance(m, base)
+        assert repr(m).startswith("poolgrad." + base.__name__ + "("), repr(m)
+        assert m.state_dict() == {}
+        seen = []
+        m.register_forward_hook(lambda mod, args, out: seen.append(mod))
+        dims = 4 if "2d" in base.__name__ else 5
+        m(torch.randn(*([1, 2] + [6] * (dims - 2))))
+        assert seen == [m]
+    model = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), pgt.MaxPool2d(2))
+    assert "poolgrad.MaxPool2d(kernel_size=2, stride=2" in repr(model)
+
+
+def test_convert_swaps_every_max_pool_of_a_resnet_with_the_same_bits():
+    import copy
+
+    import torchvision
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18(num_classes=10)
+    model.extra = torch.nn.ModuleList([torch.nn.AdaptiveMaxPool2d(1), torch.nn.MaxPool3d(2)])
+    ref = copy.deepcopy(model)
+    hook_calls = []
+    model.maxpool.register_forward_hook(lambda *a: hook_calls.append(1))
+    converted = pgt.convert(model)
+    assert converted is model
+    assert type(model.maxpool) is pgt.MaxPool2d and type(model.extra[0]) is pgt.AdaptiveMaxPool2d
+    assert type(model.extra[1]) is pgt.MaxPool3d
+    assert model.maxpool.kernel_size == ref.maxpool.kernel_size and model.maxpool.padding == 1
+    x = torch.randn(2, 3, 64, 64)
+    xa, xb = x.clone().requires_grad_(), x.clone().requires_grad_()
+    out, want = model(xa), ref(xb)
+    assert hook_calls == [1]  # the old layer's hooks came along
+    assert torch.equal(out, want)
+    out.sum().backward()
+    want.sum().backward()
+    assert torch.equal(xa.grad, xb.grad)
+    for (n, p), (_, q) in zip(model.named_parameters(), ref.named_parameters()):
+        assert torch.equal(p.grad, q.grad), n
+    # A layer on its own comes back converted; anything else is returned as it is.
+    assert type(pgt.convert(torch.nn.MaxPool2d(2))) is pgt.MaxPool2d
+    lin = torch.nn.Linear(2, 2)
+    assert pgt.convert(lin) is lin
