@@ -19,7 +19,7 @@
 #include "../core/prefetch.h"
 #include "../core/simd.h"
 #include "../core/vec.h"
-#include "forward_keys.h"
+#include "maxpool_forward_keys.h"
 #include "maxpool_common.h"
 
 namespace poolgrad {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The adaptive max-pool forward table, in order of preference (core/dispatch.h). Naming: the path,
 // then "/avx2" for rows whose row conversions run AVX2 code.
-#include "adaptive_dispatch.h"
+#include "volume_adaptive2d_dispatch.h"
 
-#include "adaptive_kernels.h"
+#include "volume_adaptive2d_kernels.h"
 
 namespace poolgrad {
 

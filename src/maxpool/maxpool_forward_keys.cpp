@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The 16-bit max-pool forward's key-domain scan (forward_keys.h).
-#include "forward_keys.h"
+#include "maxpool_forward_keys.h"
 
 #include <cstdlib>
 #include <cstring>

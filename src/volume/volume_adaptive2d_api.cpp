@@ -8,7 +8,7 @@
 #include "../maxpool/maxpool_cascade.h"
 #include "aclnnop/aclnn_adaptive_max_pool2d.h"
 #include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
-#include "adaptive_dispatch.h"
+#include "volume_adaptive2d_dispatch.h"
 
 using namespace poolgrad;
 
