@@ -19,8 +19,8 @@
 #include "../core/prefetch.h"
 #include "../core/simd.h"
 #include "../core/vec.h"
-#include "maxpool_forward_keys.h"
 #include "maxpool_common.h"
+#include "maxpool_forward_keys.h"
 
 namespace poolgrad {
 

@@ -3,8 +3,8 @@
 // 2-D and 3-D adaptive operators share one kernel, one bin rule and one NaN rule.
 #include <cmath>
 
-#include "volume_kernels.h"
 #include "volume_adaptive2d_kernels.h"
+#include "volume_kernels.h"
 
 namespace poolgrad {
 
