@@ -27,6 +27,23 @@ void ref_bin(int64_t i, int64_t in, int64_t out, int64_t *s, int64_t *e) {
   while (*e * out < (i + 1) * in) ++*e;
 }
 
+// The reference maximum of bin (oh, ow) of plane `pl` of xd (row-major planes of H x W): its
+// value and flat index, by PyTorch's rule (the first maximum; NaN beats any number, the last NaN).
+template <class T>
+void ref_max(const std::vector<T> &xd, int64_t pl, int64_t h, int64_t w, int64_t ho, int64_t wo,
+             int64_t oh, int64_t ow, T *best, int64_t *at) {
+  int64_t hs, he, ws0, we;
+  ref_bin(oh, h, ho, &hs, &he);
+  ref_bin(ow, w, wo, &ws0, &we);
+  *best = -INFINITY;
+  *at = hs * w + ws0;
+  for (int64_t y = hs; y < he; ++y)
+    for (int64_t x0 = ws0; x0 < we; ++x0) {
+      const T val = xd[pl * h * w + y * w + x0];
+      if (val > *best || std::isnan(val)) *best = val, *at = y * w + x0;
+    }
+}
+
 struct Case {
   int64_t n, c, h, w, ho, wo;
   aclDataType dt = ACL_FLOAT;
@@ -85,16 +102,9 @@ void run_case(const Case &k, std::mt19937 &rng) {
   for (int64_t pl = 0; pl < planes; ++pl)
     for (int64_t oh = 0; oh < k.ho; ++oh)
       for (int64_t ow = 0; ow < k.wo; ++ow) {
-        int64_t hs, he, ws0, we;
-        ref_bin(oh, k.h, k.ho, &hs, &he);
-        ref_bin(ow, k.w, k.wo, &ws0, &we);
-        float best = -INFINITY;
-        int64_t bi = hs * k.w + ws0;
-        for (int64_t y = hs; y < he; ++y)
-          for (int64_t x0 = ws0; x0 < we; ++x0) {
-            const float val = xd[pl * k.h * k.w + y * k.w + x0];
-            if (val > best || std::isnan(val)) best = val, bi = y * k.w + x0;  // PyTorch's rule
-          }
+        float best;
+        int64_t bi;
+        ref_max(xd, pl, k.h, k.w, k.ho, k.wo, oh, ow, &best, &bi);
         const int64_t vp = vpos(k, k.ho, k.wo, pl / k.c, pl % k.c, oh, ow);
         const float got = out.get(vp);
         ASSERT_TRUE((std::isnan(best) && std::isnan(got)) || best == got)
@@ -268,16 +278,9 @@ TEST(AdaptiveMaxPool, DoubleAgainstNaiveReference) {
     for (int64_t pl = 0; pl < planes; ++pl)
       for (int64_t oh = 0; oh < k.ho; ++oh)
         for (int64_t ow = 0; ow < k.wo; ++ow) {
-          int64_t hs, he, ws0, we;
-          ref_bin(oh, k.h, k.ho, &hs, &he);
-          ref_bin(ow, k.w, k.wo, &ws0, &we);
-          double best = -INFINITY;
-          int64_t bi = hs * k.w + ws0;
-          for (int64_t y = hs; y < he; ++y)
-            for (int64_t x0 = ws0; x0 < we; ++x0) {
-              const double val = xd[pl * k.h * k.w + y * k.w + x0];
-              if (val > best || std::isnan(val)) best = val, bi = y * k.w + x0;
-            }
+          double best;
+          int64_t bi;
+          ref_max(xd, pl, k.h, k.w, k.ho, k.wo, oh, ow, &best, &bi);
           const int64_t vp = vpos(k, k.ho, k.wo, pl / k.c, pl % k.c, oh, ow);
           const double got = out.get_double(vp);
           ASSERT_TRUE((std::isnan(best) && std::isnan(got)) || best == got)
