@@ -15,7 +15,7 @@ BLOCKS = re.findall(r"```python\n(.*?)```", (DOCS / "pytorch.md").read_text(), r
 
 @pytest.mark.parametrize("i", range(len(BLOCKS)))
 def test_block_runs(i):
-    assert len(BLOCKS) == 3
+    assert len(BLOCKS) == 4
     exec(compile(BLOCKS[i], f"pytorch.md[{i}]", "exec"), {})
 
 
