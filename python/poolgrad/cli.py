@@ -112,25 +112,66 @@ def _num(v) -> str:
     return str(v)
 
 
+def largest_errors(actual, golden, count: int = 5) -> list:
+    """The `count` elements with the largest |device - golden| (a NaN or infinity on one side only
+    first), each {"at": [i, ...], "device": x, "golden": y, "error": e}; none where they agree."""
+    a, g = np.asarray(actual), np.asarray(golden)
+    if a.dtype.kind in "iub" and g.dtype.kind in "iub":
+        err = np.abs(a.astype(np.float64) - g.astype(np.float64))
+    else:
+        af, gf = a.astype(np.float64), g.astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            err = np.abs(af - gf)
+        same = (af == gf) | (np.isnan(af) & np.isnan(gf))
+        err = np.where(same, 0.0, np.where(np.isfinite(err), err, np.inf))
+    flat = err.reshape(-1)
+    order = np.argsort(-flat, kind="stable")[:count]
+    rows = []
+    for k in order:
+        if not flat[k] > 0:
+            break
+        pos = np.unravel_index(int(k), a.shape)
+        rows.append({"at": [int(i) for i in pos], "device": a[pos].item(), "golden": g[pos].item(),
+                     "error": float(flat[k])})
+    return rows
+
+
 def _print_verdict(v: standards.Verdict, actual, golden) -> None:
     m = v.metrics
-    print("  " + ", ".join(f"{k.replace('_', ' ')} {_num(m[k])}" for k in (
-        "max_abs_error", "max_rel_error", "mere", "mare", "rmse", "cosine_similarity", "error_ratio",
-        "nan_inf_mismatches")))
-    extra = [k for k in m if k not in suite.REPORT_METRICS and k != "elements"]
-    if extra:
-        print("  " + ", ".join(f"{k.replace('_', ' ')} {_num(m[k])}" for k in extra))
-    if v.first:
-        a, g = np.asarray(actual), np.asarray(golden)
-        print(f"mismatches {m.get('mismatches', round(m['error_ratio'] * m['elements']))}")
-        for pos in v.first[:5]:
-            print(f"first mismatch at {list(pos)}: device {_num(float(a[pos]))}, golden {_num(float(g[pos]))}")
+    integers = np.asarray(actual).dtype.kind in "iub" and np.asarray(golden).dtype.kind in "iub"
+    if integers:  # values compare exactly: float metrics say nothing
+        print(f"  mismatches {m.get('mismatches', 0)} of {m['elements']}")
+    else:
+        print("  " + ", ".join(f"{k.replace('_', ' ')} {_num(m[k])}" for k in (
+            "max_abs_error", "max_rel_error", "mere", "mare", "rmse", "cosine_similarity", "error_ratio",
+            "nan_inf_mismatches")))
+        extra = [k for k in m if k not in suite.REPORT_METRICS and k != "elements"]
+        if extra:
+            print("  " + ", ".join(f"{k.replace('_', ' ')} {_num(m[k])}" for k in extra))
+    if not v.passed:
+        if not integers:
+            print(f"mismatches {m.get('mismatches', round(m['error_ratio'] * m['elements']))}")
+        for e in largest_errors(actual, golden):
+            print(f"largest error at {e['at']}: device {_num(e['device'])}, golden {_num(e['golden'])}")
     print(("PASS" if v.passed else "FAIL") + (f": {v.reason}" if v.reason else ""))
+
+
+def _suite_dirs(args) -> tuple:
+    """(device, golden) of `compare --suite DEVICE GOLDEN`; the old order (golden first) still works,
+    recognised by which directory holds the goldens' manifest.json, with a deprecation message."""
+    device, golden = args.a, args.b
+    a_golden = os.path.exists(os.path.join(args.a, "manifest.json"))
+    b_golden = os.path.exists(os.path.join(args.b, "manifest.json"))
+    if a_golden and not b_golden:
+        print("warning: `compare --suite GOLDEN DEVICE` is deprecated: give the device's directory first, "
+              "as in a single compare (`compare --suite DEVICE GOLDEN`)", file=sys.stderr)
+        device, golden = args.b, args.a
+    return device, golden
 
 
 def compare(args) -> int:
     if args.suite:
-        golden_dir, device_dir = args.a, args.b
+        device_dir, golden_dir = _suite_dirs(args)
         results = suite.judge_suite(golden_dir, device_dir, args.standard, args.third_party, args.level,
                                     Progress(len(suite.read_manifest(golden_dir)["cases"]), "compare"))
         prefix = args.report or os.path.join(device_dir, "poolgrad-report")
@@ -157,6 +198,14 @@ def compare(args) -> int:
     note = suite.dtype_note(np.asarray(a), np.asarray(b))
     if note:
         print(f"warning: {note}")
+    if args.json:
+        out = {"device": args.a, "golden": args.b, "elements": int(a.size), "dtype": str(da),
+               "golden_dtype": str(db), "standard": v.standard, "passed": bool(v.passed),
+               "reason": v.reason, "metrics": suite.json_safe(v.metrics),
+               "largest_errors": suite.json_safe(largest_errors(a, b)) if not v.passed else [],
+               "warning": note}
+        print(json.dumps(out, indent=1))
+        return 0 if v.passed else 1
     print(f"compare {args.a} vs {args.b}: {a.size} elements, dtype {da} (the device's; golden {db}), "
           f"standard {v.standard}")
     _print_verdict(v, a, b)
@@ -189,7 +238,7 @@ EXAMPLES = """examples:
       --input-shape 2,256,38,50 --out-dir golden/
   poolgrad compare npu_out.bin:float16:2,3,4,4 golden/out.npy --standard experimental
   poolgrad golden --suite cases.csv --out-dir goldens/
-  poolgrad compare --suite goldens/ device/ --report device/report
+  poolgrad compare --suite device/ goldens/ --report device/report
   poolgrad check-determinism cases.csv --runs 3 --threads 1,2,4
 """
 
@@ -238,8 +287,8 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--threads", type=int, default=0, help="threads (default: all cores)")
     c = sub.add_parser("compare", help="judge a device output against a golden by CANN's precision standards",
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
-    c.add_argument("a", help="the device's output (.npy or PATH:DTYPE:SHAPE); with --suite the golden directory")
-    c.add_argument("b", help="the golden (.npy or PATH:DTYPE:SHAPE); with --suite the device's directory")
+    c.add_argument("a", help="the device's output (.npy or PATH:DTYPE:SHAPE); with --suite the device's directory")
+    c.add_argument("b", help="the golden (.npy or PATH:DTYPE:SHAPE); with --suite the golden directory")
     c.add_argument("--suite", action="store_true",
                    help="judge every case of a golden directory against DEVICE_DIR/<case>/<output>.npy|.bin "
                         "and write a JSON and a Markdown report")
@@ -254,6 +303,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--error-cap", type=float, default=None,
                    help="mixed: the largest error any element may have (default per dtype, or 32 ulp)")
     c.add_argument("--report", help="--suite: report path prefix (default DEVICE_DIR/poolgrad-report)")
+    c.add_argument("--json", action="store_true", help="a single compare: print the verdict as JSON")
     d = sub.add_parser("check-determinism", help="run cases repeatedly at several thread counts; "
                                                  "exit 1 unless the outputs are bitwise identical")
     d.add_argument("cases", help="a case list (CSV or JSON, docs/golden.md)")

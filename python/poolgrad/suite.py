@@ -463,14 +463,17 @@ def _severity(out: dict) -> tuple:
     return (out["passed"], -m.get("error_ratio", 1.0), -m.get("max_abs_error", math.inf))
 
 
-def _clean(v):
-    """JSON has no inf or NaN: they are written as the strings "inf", "-inf", "nan"."""
+def json_safe(v):
+    """JSON has no inf or NaN: they are written as the strings "inf", "-inf", "nan" (NumPy
+    scalars become Python numbers)."""
+    if isinstance(v, np.generic):
+        v = v.item()
     if isinstance(v, float) and not math.isfinite(v):
         return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
     if isinstance(v, dict):
-        return {k: _clean(x) for k, x in v.items()}
+        return {k: json_safe(x) for k, x in v.items()}
     if isinstance(v, list):
-        return [_clean(x) for x in v]
+        return [json_safe(x) for x in v]
     return v
 
 
@@ -498,7 +501,7 @@ def write_report(results: list, prefix: str, title: str = "poolgrad golden compa
                "failed_cases": failed}
     os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
     with open(prefix + ".json", "w") as f:
-        json.dump(_clean({"summary": summary, "cases": results}), f, indent=1)
+        json.dump(json_safe({"summary": summary, "cases": results}), f, indent=1)
     lines = [f"# {title}", "",
              f"{summary['passed']} of {summary['cases']} cases passed, {summary['failed']} failed.", "",
              "| case | op | output | standard | dtype | verdict | " + " | ".join(REPORT_METRICS) + " | reason |",

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """The `poolgrad golden` and `poolgrad compare` commands, end to end (subprocesses)."""
+import json
 import os
 import shutil
 import subprocess
@@ -69,7 +70,13 @@ def test_golden_max_pool_npy_and_bin(tmp_path):
     np.save(tmp_path / "gx2.npy", gx2)
     r = run("compare", str(tmp_path / "gx2.npy"), f"{tmp_path / 'b' / 'grad_input.bin'}:float16:2,3,9,9")
     assert r.returncode == 1
-    assert "mismatches 1" in r.stdout and "first mismatch at [1, 2, 3, 4]" in r.stdout
+    assert "mismatches 1" in r.stdout and "largest error at [1, 2, 3, 4]: device" in r.stdout
+    # --json: the same verdict, machine-readable, with the largest errors
+    r = run("compare", str(tmp_path / "gx2.npy"), f"{tmp_path / 'b' / 'grad_input.bin'}:float16:2,3,9,9",
+            "--json")
+    v = json.loads(r.stdout)
+    assert r.returncode == 1 and v["passed"] is False and v["standard"] == "mixed"
+    assert v["largest_errors"][0]["at"] == [1, 2, 3, 4] and v["metrics"]["elements"] == gx.size
     # tolerance and error cap overridable (the cap alone still fails it)
     r = run("compare", str(tmp_path / "gx2.npy"), f"{tmp_path / 'b' / 'grad_input.bin'}:float16:2,3,9,9",
             "--atol", "1.5")
@@ -101,6 +108,14 @@ def test_golden_roi_pool_and_backward(tmp_path):
     assert gx.shape == x.shape and gx.sum() == (am >= 0).sum()
     r = run("compare", str(tmp_path / "g" / "argmax.npy"), str(tmp_path / "g" / "argmax.npy"))
     assert r.returncode == 0 and "dtype int32" in r.stdout
+    # integer outputs: the count of mismatches, no float metrics; a PASS says nothing of errors
+    assert "mismatches 0 of" in r.stdout and "rmse" not in r.stdout and "largest error" not in r.stdout
+    am2 = am.copy()
+    am2.flat[3] += 7
+    np.save(tmp_path / "am2.npy", am2)
+    r = run("compare", str(tmp_path / "am2.npy"), str(tmp_path / "g" / "argmax.npy"))
+    assert r.returncode == 1 and "mismatches 1 of" in r.stdout and "cosine" not in r.stdout
+    assert r.stdout.count("largest error at") == 1, r.stdout
 
 
 @pytest.mark.parametrize("args,needle", [

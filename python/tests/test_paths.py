@@ -90,12 +90,12 @@ def test_compare_suite_follows_no_manifest_path_out_of_its_folders(tmp_path):
     manifest["cases"][0]["outputs"]["out"]["file"] = "../secret.npy"
     (gold / "manifest.json").write_text(json.dumps(manifest))
     dev.mkdir()
-    r = run("compare", "--suite", str(gold), str(dev))
+    r = run("compare", "--suite", str(dev), str(gold))
     assert r.returncode == 2 and "outside" in r.stderr, r.stdout + r.stderr
     manifest["cases"][0]["outputs"]["out"]["file"] = "c1/golden/out.npy"
     manifest["cases"][0]["case"]["name"] = "../c1"
     (gold / "manifest.json").write_text(json.dumps(manifest))
-    r = run("compare", "--suite", str(gold), str(dev))
+    r = run("compare", "--suite", str(dev), str(gold))
     assert r.returncode == 2 and "one path component" in r.stderr, r.stdout + r.stderr
 
 
@@ -133,7 +133,7 @@ def test_a_dtype_mismatch_is_warned_and_noted_in_the_report(tmp_path):
     (d / "c1").mkdir(parents=True)
     np.save(d / "c1" / "out.npy", np.load(g / "c1" / "golden" / "out.npy").astype(np.float64))
     np.save(d / "c1" / "indices.npy", np.load(g / "c1" / "golden" / "indices.npy"))
-    r = run("compare", "--suite", str(g), str(d))
+    r = run("compare", "--suite", str(d), str(g))
     assert "warning: c1/out: the device output is float64" in r.stdout, r.stdout
     report = json.loads((d / "poolgrad-report.json").read_text())
     outs = report["cases"][0]["outputs"] if "cases" in report else report["results"][0]["outputs"]

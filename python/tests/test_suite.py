@@ -138,7 +138,7 @@ def test_suite_of_108_cases_reports_exactly_the_perturbed_ones(tmp_path):
     shutil.rmtree(tmp_path / "d" / gone)
     failing.add(gone)
     assert len(failing) >= 10 and harmless
-    r = run("compare", "--suite", str(tmp_path / "g"), str(tmp_path / "d"), "--report", str(tmp_path / "rep"))
+    r = run("compare", "--suite", str(tmp_path / "d"), str(tmp_path / "g"), "--report", str(tmp_path / "rep"))
     assert r.returncode == 1, r.stdout + r.stderr
     report = json.loads((tmp_path / "rep.json").read_text())
     assert set(report["summary"]["failed_cases"]) == failing
@@ -158,7 +158,11 @@ def test_suite_of_108_cases_reports_exactly_the_perturbed_ones(tmp_path):
         assert f"FAIL {name} " in r.stdout
     # The unperturbed goldens judged against themselves all pass.
     _copy_device(tmp_path / "g", tmp_path / "same", manifest)
+    # the old order (golden first) still works, with a deprecation message
     r = run("compare", "--suite", str(tmp_path / "g"), str(tmp_path / "same"))
+    assert r.returncode == 0 and "deprecated" in r.stderr, r.stdout + r.stderr
+    r = run("compare", "--suite", str(tmp_path / "same"), str(tmp_path / "g"))
+    assert "deprecated" not in r.stderr
     assert r.returncode == 0 and (tmp_path / "same" / "poolgrad-report.md").exists(), r.stdout
 
 
@@ -222,12 +226,12 @@ def test_json_case_lists_bin_goldens_and_the_dual_standard(tmp_path):
         d.mkdir(parents=True)
         for name, meta in e["outputs"].items():
             np.save(d / f"{name}.npy", suite.load_array(str(tmp_path / "g" / meta["file"]), meta["dtype"], meta["shape"]))
-    r = run("compare", "--suite", str(tmp_path / "g"), str(tmp_path / "d"), "--standard", "dual",
+    r = run("compare", "--suite", str(tmp_path / "d"), str(tmp_path / "g"), "--standard", "dual",
             "--third-party", str(tmp_path / "tp"))
     assert r.returncode == 0, r.stdout + r.stderr
     rep = json.loads((tmp_path / "d" / "poolgrad-report.json").read_text())
     assert {o["standard"] for c in rep["cases"] for o in c["outputs"].values()} == {"dual", "binary"}
-    r = run("compare", "--suite", str(tmp_path / "g"), str(tmp_path / "d"), "--standard", "dual")
+    r = run("compare", "--suite", str(tmp_path / "d"), str(tmp_path / "g"), "--standard", "dual")
     assert r.returncode == 1 and "--third-party" in r.stdout
 
 
