@@ -4,7 +4,7 @@
   poolgrad golden OP [options]            run an operator on .npy/.bin inputs, write every output
   poolgrad golden --suite CASES --out-dir  inputs, goldens and a manifest for a whole case list
   poolgrad compare DEVICE GOLDEN           judge by CANN's precision standards (exit 1 on FAIL)
-  poolgrad compare --suite GOLDENS DEVICE  judge a device's run of a suite; JSON + Markdown report
+  poolgrad compare --suite DEVICE GOLDENS  judge a device's run of a suite; JSON + Markdown report
   poolgrad check-determinism CASES         bitwise identical across runs and thread counts?
 
 Inputs are .npy files, or raw .bin files given as PATH:DTYPE:SHAPE (e.g. x.bin:float16:1,3,8,8),
