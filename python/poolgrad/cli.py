@@ -87,8 +87,14 @@ def golden(args) -> int:
         manifest = suite.write_goldens(cases, args.out_dir, args.out_format,
                                        Progress(len(cases), "golden"))
         outputs = sum(len(c["outputs"]) for c in manifest["cases"])
-        print(f"wrote {len(cases)} cases ({outputs} golden outputs) and "
+        print(f"wrote {len(manifest['cases'])} cases ({outputs} golden outputs) and "
               f"{os.path.join(args.out_dir, 'manifest.json')}")
+        for f in manifest["failed"]:
+            print(f"FAIL {f['name']} ({f['op']}): {f['error']}")
+        if manifest["failed"]:
+            print(f"{len(manifest['failed'])} of {len(cases)} cases failed: "
+                  + ", ".join(f["name"] for f in manifest["failed"]))
+            return 1
         return 0
     if args.op is None:
         raise CliError("golden needs an operator (or --suite CASES)")

@@ -212,17 +212,32 @@ def read_cases(path: str) -> list:
     else:
         with open(path, newline="") as f:
             raw = [row for row in csv.DictReader(f) if any((v or "").strip() for v in row.values())]
-    cases = [normalize_case(r, i) for i, r in enumerate(raw)]
+    # Every row is checked before anything is written, and every bad row is named (its row number
+    # in the file and its case name), not only the first.
     folder = os.path.dirname(os.path.abspath(path))
-    for i, c in enumerate(cases):
-        check_name(c["name"], f"{path}: row {i + 1}: case")
-        if c["indices"] != "forward":  # a file beside the case list, never outside its folder
-            c["indices"] = inside(folder, c["indices"])
-    seen = set()
-    for c in cases:
-        if c["name"] in seen:
-            raise CaseError(f"case {c['name']}: the name appears twice")
-        seen.add(c["name"])
+    cases, problems, seen = [], [], set()
+    for i, r in enumerate(raw):
+        try:
+            c = normalize_case(r, i)
+            check_name(c["name"], "case")
+            if c["indices"] != "forward":  # a file beside the case list, never outside its folder
+                c["indices"] = inside(folder, c["indices"])
+            if c["name"] in seen:
+                raise CaseError(f"case {c['name']}: the name appears twice")
+            seen.add(c["name"])
+            cases.append(c)
+        except CaseError as e:
+            problems.append(f"{path}: row {i + 1}: {e}")
+    needs_bf16 = [c["name"] for c in cases if c.get("dtype") == "bfloat16"]
+    if needs_bf16:  # an optional dependency named up front, not half-way through the suite
+        try:
+            import ml_dtypes  # noqa: F401
+        except ImportError:
+            problems.append(f"{path}: cases {', '.join(needs_bf16)} are bfloat16, which needs the "
+                            "ml_dtypes package (pip install ml_dtypes)")
+    if problems:
+        raise CaseError(f"{len(problems)} problem(s) in the case list, nothing written:\n  "
+                        + "\n  ".join(problems))
     return cases
 
 
@@ -366,13 +381,20 @@ def _entry(path: str, root: str, a: np.ndarray) -> dict:
 
 
 def write_goldens(cases: list, out_dir: str, fmt: str = "npy", progress: Progress | None = None) -> dict:
-    """Runs every case and writes its inputs, goldens and the manifest; returns the manifest."""
+    """Runs every case and writes its inputs, goldens and the manifest (always, also when a case
+    fails: its "failed" list names each failed case and why); returns the manifest."""
     os.makedirs(out_dir, exist_ok=True)
-    manifest = {"poolgrad": poolgrad.__version__, "format": fmt, "cases": []}
+    manifest = {"poolgrad": poolgrad.__version__, "format": fmt, "cases": [], "failed": []}
     for case in cases:
         check_name(case["name"], "case")
-        inputs = make_inputs(case)
-        outputs = run_case(case, inputs)
+        try:  # a case the operator refuses is recorded and the suite goes on
+            inputs = make_inputs(case)
+            outputs = run_case(case, inputs)
+        except ValueError as e:  # PoolgradError and CaseError are ValueErrors
+            manifest["failed"].append({"name": case["name"], "op": case["op"], "error": str(e)})
+            if progress:
+                progress.step(case["name"])
+            continue
         entry = {"case": case, "aclnn": OPERATORS[case["op"]].aclnn, "inputs": {}, "outputs": {}}
         for kind, arrays in (("inputs", inputs), ("golden", outputs)):
             d = inside(out_dir, case["name"], kind)

@@ -254,10 +254,35 @@ def test_bad_case_lists_are_refused_with_the_column(tmp_path, row, message):
         w.writerow(row)
     r = run("golden", "--suite", str(path), "--out-dir", str(tmp_path / "g"))
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
-    # a case the library refuses is refused with the library's message
+    assert not (tmp_path / "g").exists()  # nothing written
+    # a case the library refuses fails with the library's message; the manifest is still written
     (tmp_path / "bad.csv").write_text("op,shape,kernel\nmax-pool2d,\"1,1,4,4\",9\n")
     r = run("golden", "--suite", str(tmp_path / "bad.csv"), "--out-dir", str(tmp_path / "g"))
-    assert r.returncode == 2 and "161002" in r.stderr
+    assert r.returncode == 1 and "161002" in r.stdout, r.stdout + r.stderr
+    assert json.loads((tmp_path / "g" / "manifest.json").read_text())["failed"][0]["name"] == "case0000"
+
+
+def test_suites_validate_every_row_first_and_go_on_past_a_failing_case(tmp_path, monkeypatch):
+    # every bad row named (row number and case), before anything is written
+    (tmp_path / "rows.csv").write_text("name,op,shape,kernel\nbad1,max-pool2d,\"1,1,4,4\",two\n"
+                                       "ok,max-pool2d,\"1,1,4,4\",2\nbad3,max-pool9d,\"1,1,4,4\",2\n")
+    r = run("golden", "--suite", str(tmp_path / "rows.csv"), "--out-dir", str(tmp_path / "g"))
+    assert r.returncode == 2 and "2 problem(s)" in r.stderr, r.stderr
+    assert "row 1: case bad1" in r.stderr and "row 3: case bad3" in r.stderr, r.stderr
+    assert not (tmp_path / "g").exists()
+    # a case that fails when run: the others are written, the manifest says which failed
+    (tmp_path / "run.csv").write_text("name,op,shape,kernel,padding\nfirst,max-pool2d,\"1,1,4,4\",2,0\n"
+                                      "refused,max-pool2d,\"1,1,4,4\",2,2\nlast,max-pool2d,\"1,1,6,6\",3,1\n")
+    r = run("golden", "--suite", str(tmp_path / "run.csv"), "--out-dir", str(tmp_path / "g"))
+    assert r.returncode == 1 and "1 of 3 cases failed: refused" in r.stdout, r.stdout + r.stderr
+    manifest = json.loads((tmp_path / "g" / "manifest.json").read_text())
+    assert [c["case"]["name"] for c in manifest["cases"]] == ["first", "last"]
+    assert [f["name"] for f in manifest["failed"]] == ["refused"] and "padding" in manifest["failed"][0]["error"]
+    # a missing optional dependency is named up front, with the cases that need it
+    (tmp_path / "bf.csv").write_text("name,op,shape,kernel,dtype\nb,max-pool2d,\"1,1,4,4\",2,bfloat16\n")
+    monkeypatch.setitem(sys.modules, "ml_dtypes", None)
+    with pytest.raises(suite.CaseError, match=r"cases b are bfloat16, which needs the ml_dtypes package"):
+        suite.read_cases(str(tmp_path / "bf.csv"))
 
 
 def test_determinism_check_passes_every_operator_and_catches_a_nondeterministic_stand_in(tmp_path):
