@@ -183,7 +183,7 @@ def compare(args) -> int:
         prefix = args.report or os.path.join(device_dir, "poolgrad-report")
         paths = suite.write_report(results, prefix)
         failed = [r for r in results if not r["passed"]]
-        print(f"{len(results) - len(failed)} of {len(results)} cases passed; report: {paths[0]}, {paths[1]}")
+        print(f"{len(results) - len(failed)} of {len(results)} cases passed; report: {', '.join(paths)}")
         for r in results:
             for n, o in r["outputs"].items():
                 if o.get("warning"):

@@ -514,8 +514,8 @@ REPORT_METRICS = ("max_abs_error", "max_rel_error", "mere", "mare", "rmse", "cos
 
 
 def write_report(results: list, prefix: str, title: str = "poolgrad golden comparison") -> tuple:
-    """PREFIX.json (every metric) and PREFIX.md (one row per output, failures and the worst
-    first). Returns the two paths."""
+    """PREFIX.json (every metric), PREFIX.md and PREFIX.csv (one row per output, failures and
+    the worst first; the CSV for spreadsheets). Returns the three paths."""
     rows = [(r, name, out) for r in results for name, out in r["outputs"].items()]
     rows.sort(key=lambda t: _severity(t[2]))
     failed = [r["name"] for r in results if not r["passed"]]
@@ -536,7 +536,15 @@ def write_report(results: list, prefix: str, title: str = "poolgrad golden compa
         lines.append("| " + " | ".join(cells) + " |")
     with open(prefix + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
-    return prefix + ".json", prefix + ".md"
+    with open(prefix + ".csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["case", "op", "output", "standard", "dtype", "verdict", *REPORT_METRICS, "reason"])
+        for r, name, out in rows:
+            m = json_safe(out.get("metrics", {}))
+            w.writerow([r["name"], r["op"], name, out.get("standard", ""), out.get("dtype", ""),
+                        "PASS" if out["passed"] else "FAIL", *(m.get(k, "") for k in REPORT_METRICS),
+                        out.get("reason", "")])
+    return prefix + ".json", prefix + ".md", prefix + ".csv"
 
 
 # ---- determinism -----------------------------------------------------------------------------

@@ -140,6 +140,12 @@ def test_suite_of_108_cases_reports_exactly_the_perturbed_ones(tmp_path):
     assert len(failing) >= 10 and harmless
     r = run("compare", "--suite", str(tmp_path / "d"), str(tmp_path / "g"), "--report", str(tmp_path / "rep"))
     assert r.returncode == 1, r.stdout + r.stderr
+    # the CSV report: one row per output, the same verdicts as the JSON one
+    with open(tmp_path / "rep.csv", newline="") as f:
+        csv_rows = list(csv.DictReader(f))
+    rep_json = json.loads((tmp_path / "rep.json").read_text())
+    assert len(csv_rows) == sum(len(c["outputs"]) for c in rep_json["cases"])
+    assert {r["case"] for r in csv_rows if r["verdict"] == "FAIL"} == set(rep_json["summary"]["failed_cases"])
     report = json.loads((tmp_path / "rep.json").read_text())
     assert set(report["summary"]["failed_cases"]) == failing
     assert report["summary"]["cases"] == len(cases)
