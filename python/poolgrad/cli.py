@@ -4,8 +4,9 @@
   poolgrad golden OP [options]            run an operator on .npy/.bin inputs, write every output
   poolgrad golden --suite CASES --out-dir  inputs, goldens and a manifest for a whole case list
   poolgrad compare DEVICE GOLDEN           judge by CANN's precision standards (exit 1 on FAIL)
-  poolgrad compare --suite DEVICE GOLDENS  judge a device's run of a suite; JSON + Markdown report
+  poolgrad compare --suite DEVICE GOLDENS  judge a device's run of a suite; JSON, Markdown, CSV report
   poolgrad check-determinism CASES         bitwise identical across runs and thread counts?
+  poolgrad repeatability GOLDENS RUN...    repeated device runs of a suite bitwise identical?
 
 Inputs are .npy files, or raw .bin files given as PATH:DTYPE:SHAPE (e.g. x.bin:float16:1,3,8,8),
 as CANN's test assets are. Errors print one line and exit 2; no traceback.
@@ -218,6 +219,18 @@ def compare(args) -> int:
     return 0 if v.passed else 1
 
 
+def repeatability(args) -> int:
+    if len(args.runs) < 2:
+        raise CliError("repeatability needs at least two device runs")
+    results = suite.check_repeatability(args.goldens, args.runs)
+    for r in results:
+        print(f"{'PASS' if r['passed'] else 'FAIL'} {r['name']} ({r['op']}): "
+              + ("identical" if r["passed"] else r["first_difference"]))
+    failed = sum(not r["passed"] for r in results)
+    print(f"{len(results) - failed} of {len(results)} cases bitwise identical across {len(args.runs)} device runs")
+    return 1 if failed else 0
+
+
 def check_determinism(args) -> int:
     cases = suite.read_cases(args.cases)
     threads = args.threads or [1, 2]
@@ -310,6 +323,10 @@ def parser() -> argparse.ArgumentParser:
                    help="mixed: the largest error any element may have (default per dtype, or 32 ulp)")
     c.add_argument("--report", help="--suite: report path prefix (default DEVICE_DIR/poolgrad-report)")
     c.add_argument("--json", action="store_true", help="a single compare: print the verdict as JSON")
+    rp = sub.add_parser("repeatability", help="compare repeated device runs of one suite bit for bit "
+                        "(CANN's standard asks for repeated runs)")
+    rp.add_argument("goldens", help="the goldens' directory (its manifest.json names the outputs)")
+    rp.add_argument("runs", nargs="+", help="two or more device directories, laid out as for compare --suite")
     d = sub.add_parser("check-determinism", help="run cases repeatedly at several thread counts; "
                                                  "exit 1 unless the outputs are bitwise identical")
     d.add_argument("cases", help="a case list (CSV or JSON, docs/golden.md)")
@@ -329,6 +346,8 @@ def main(argv=None) -> int:
             return golden(args)
         if args.command == "check-determinism":
             return check_determinism(args)
+        if args.command == "repeatability":
+            return repeatability(args)
         if args.command == "ttk-plugin":
             from . import ttk_plugin
             print(ttk_plugin.__file__)

@@ -547,6 +547,38 @@ def write_report(results: list, prefix: str, title: str = "poolgrad golden compa
     return prefix + ".json", prefix + ".md", prefix + ".csv"
 
 
+# ---- device repeatability ---------------------------------------------------------------------
+def check_repeatability(golden_dir: str, run_dirs: list) -> list:
+    """CANN's standard asks a device to give the same bits over repeated runs: for every output of
+    every case of the goldens' manifest, the files of each run (laid out as a device's directory,
+    read with the manifest's dtype and shape) against the first run's, byte for byte. Returns one
+    dict per case: name, op, passed, runs, and the first difference (run, output, position)."""
+    manifest = read_manifest(golden_dir)
+    results = []
+    for entry in manifest["cases"]:
+        case, first_difference = entry["case"], None
+        for name, meta in entry["outputs"].items():
+            arrays = []
+            for run in run_dirs:
+                found = _device_file(run, case["name"], name)
+                if found is None:
+                    first_difference = first_difference or f"{run}: no output {case['name']}/{name}"
+                    break
+                arrays.append(np.ascontiguousarray(load_array(found, meta["dtype"], meta["shape"])))
+            for i, a in enumerate(arrays[1:], 1):
+                if first_difference:
+                    break
+                b0, b = arrays[0].view(np.uint8).reshape(-1), a.view(np.uint8).reshape(-1)
+                if b0.shape != b.shape or not np.array_equal(b0, b):
+                    diff = np.flatnonzero(b0 != b) if b0.shape == b.shape else [0]
+                    k = int(diff[0]) // max(1, arrays[0].itemsize)
+                    pos = [int(x) for x in np.unravel_index(k, arrays[0].shape)] if arrays[0].size else []
+                    first_difference = f"{run_dirs[i]}: {name} differs from {run_dirs[0]} at {pos}"
+        results.append({"name": case["name"], "op": case["op"], "passed": first_difference is None,
+                        "runs": len(run_dirs), "first_difference": first_difference})
+    return results
+
+
 # ---- determinism -----------------------------------------------------------------------------
 def digest(outputs: dict) -> str:
     h = hashlib.sha256()

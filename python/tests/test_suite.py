@@ -164,6 +164,19 @@ def test_suite_of_108_cases_reports_exactly_the_perturbed_ones(tmp_path):
         assert f"FAIL {name} " in r.stdout
     # The unperturbed goldens judged against themselves all pass.
     _copy_device(tmp_path / "g", tmp_path / "same", manifest)
+    # repeated device runs: identical runs pass; a run with one bit changed is named with the position
+    r = run("repeatability", str(tmp_path / "g"), str(tmp_path / "same"), str(tmp_path / "same"))
+    assert r.returncode == 0 and f"{len(manifest['cases'])} of {len(manifest['cases'])} cases bitwise" in r.stdout
+    shutil.copytree(tmp_path / "same", tmp_path / "again")
+    entry = manifest["cases"][0]
+    out_name, meta = next(iter(entry["outputs"].items()))
+    f = next((tmp_path / "again" / entry["case"]["name"]).glob(out_name + ".*"))
+    a = suite.load_array(str(f), meta["dtype"], meta["shape"]).copy()
+    a.reshape(-1).view(np.uint8)[-1] ^= 1
+    suite.save_array(str(f.with_suffix("")), a, f.suffix[1:])
+    r = run("repeatability", str(tmp_path / "g"), str(tmp_path / "same"), str(tmp_path / "again"))
+    assert r.returncode == 1 and f"FAIL {entry['case']['name']}" in r.stdout and "differs from" in r.stdout, r.stdout
+    assert str([int(i) for i in np.unravel_index(a.size - 1, a.shape)]) in r.stdout, r.stdout
     # the old order (golden first) still works, with a deprecation message
     r = run("compare", "--suite", str(tmp_path / "g"), str(tmp_path / "same"))
     assert r.returncode == 0 and "deprecated" in r.stderr, r.stdout + r.stderr
