@@ -8,6 +8,7 @@ indices; one array for a backward). Errors raise PoolgradError (a ValueError) wi
 from __future__ import annotations
 
 import numbers
+from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -29,6 +30,17 @@ ACLNN_ERR_PARAM_INVALID = 161002
 ACLNN_ERR_RUNTIME_ERROR = 361001
 
 
+# The public functions' types. An array is a NumPy array or a torch CPU tensor (any CPU array that
+# speaks DLPack); the outputs are of the first input's library.
+Array = Any
+Size = Union[int, Sequence[int]]
+Out = Optional[Union[Array, Tuple[Array, Array]]]
+
+_RAISES = """
+    Raises PoolgradError (a ValueError; ``.status`` 161001 or 161002, ``.message`` naming the
+    parameter and its values) for what the operator refuses."""
+
+
 class PoolgradError(ValueError):
     """A call poolgrad refused. ``status`` is CANN's code (161001 null, 161002 invalid)."""
 
@@ -44,6 +56,8 @@ def set_num_threads(n: int) -> None:
 
 
 def get_num_threads() -> int:
+    """The kernels' thread count (set_num_threads, or POOLGRAD_NUM_THREADS, or the cores and CPU
+    quota the process has)."""
     return _ext.get_num_threads()
 
 
@@ -261,10 +275,15 @@ def _pool_out_shape(x, k, s, p, d, ceil_mode):
     return shape
 
 
-def max_pool2d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            index_dtype="int64", *, out=None):
-    """Max pooling with argmax indices (flat h*W + w in each plane), like
-    torch.nn.functional.max_pool2d(..., return_indices=True). x: (N, C, H, W) or (C, H, W)."""
+def max_pool2d_with_indices(x: Array, kernel_size: Size, stride: Optional[Size] = None, padding: Size = 0,
+                            dilation: Size = 1, ceil_mode: bool = False, index_dtype: Any = "int64", *,
+                            out: Out = None) -> Tuple[Array, Array]:
+    """aclnnMaxPool2dWithIndices: max pooling with argmax indices (flat h*W + w in each plane), like
+    torch.nn.functional.max_pool2d(..., return_indices=True).
+
+    x: (N, C, H, W) or (C, H, W), float32, float16 or bfloat16 (channels-last views stay so);
+    returns (out, indices), indices int64 or int32 (``index_dtype``). Example:
+    ``out, idx = poolgrad.max_pool2d_with_indices(np.ones((1, 3, 8, 8), np.float32), 2)``."""
     x = _check_array(x, "x")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
     index_dtype = _index_dtype(index_dtype)
@@ -276,9 +295,14 @@ def max_pool2d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1, 
     return out, idx
 
 
-def max_pool2d_with_indices_backward(grad_output, x, indices, kernel_size, stride=None, padding=0,
-                                     dilation=1, ceil_mode=False, *, out=None):
-    """Gradient of max pooling: grad_output scattered to indices, summed where they repeat."""
+def max_pool2d_with_indices_backward(grad_output: Array, x: Array, indices: Array, kernel_size: Size,
+                                     stride: Optional[Size] = None, padding: Size = 0, dilation: Size = 1,
+                                     ceil_mode: bool = False, *, out: Out = None) -> Array:
+    """aclnnMaxPool2dWithIndicesBackward: grad_output scattered to indices, summed where they repeat.
+
+    grad_output and indices: the forward's output shape; x: the forward's input (its shape and
+    dtype); returns grad_input of x's shape. An index outside the plane is refused (161002 naming
+    it). Example: ``gx = poolgrad.max_pool2d_with_indices_backward(np.ones_like(out), x, idx, 2)``."""
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
@@ -299,9 +323,13 @@ def _mask_shape(x, k, s, p, d, ceil_mode):
     return shape[:-2] + [kh * kw, row]
 
 
-def max_pool2d_with_mask(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, *, out=None):
+def max_pool2d_with_mask(x: Array, kernel_size: Size, stride: Optional[Size] = None, padding: Size = 0,
+                         dilation: Size = 1, ceil_mode: bool = False, *, out: Out = None) -> Tuple[Array, Array]:
     """aclnnMaxPool2dWithMask (Ascend910B / Ascend910_93 profiles, see set_product): (out, mask),
-    the mask an int8 array of CANN's shape holding the int32 flat indices (docs/mask.md)."""
+    the mask an int8 array of CANN's shape holding the int32 flat indices (docs/mask.md).
+
+    x: (N, C, H, W) or (C, H, W), NCHW, float32, float16 or bfloat16. Example:
+    ``poolgrad.set_product("Ascend910B"); out, mask = poolgrad.max_pool2d_with_mask(x, 3, 2, 1)``."""
     x = _check_array(x, "x")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
     out, mask = _outs(out, ('out', 'mask'),
@@ -311,9 +339,12 @@ def max_pool2d_with_mask(x, kernel_size, stride=None, padding=0, dilation=1, cei
     return out, mask
 
 
-def max_pool2d_with_mask_backward(grad_output, x, mask, kernel_size, stride=None, padding=0,
-                                  dilation=1, ceil_mode=False, *, out=None):
-    """aclnnMaxPool2dWithMaskBackward: grad_output scattered to the mask's indices."""
+def max_pool2d_with_mask_backward(grad_output: Array, x: Array, mask: Array, kernel_size: Size,
+                                  stride: Optional[Size] = None, padding: Size = 0, dilation: Size = 1,
+                                  ceil_mode: bool = False, *, out: Out = None) -> Array:
+    """aclnnMaxPool2dWithMaskBackward: grad_output scattered to the mask's indices; returns
+    grad_input of x's shape. Example:
+    ``gx = poolgrad.max_pool2d_with_mask_backward(np.ones_like(out), x, mask, 3, 2, 1)``."""
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     mask = _check_array(mask, "mask")
@@ -323,10 +354,12 @@ def max_pool2d_with_mask_backward(grad_output, x, mask, kernel_size, stride=None
     return gx
 
 
-def adaptive_max_pool2d(x, output_size, *, out=None):
+def adaptive_max_pool2d(x: Array, output_size: Size, *, out: Out = None) -> Tuple[Array, Array]:
     """aclnnAdaptiveMaxPool2d: (out, int64 indices), like
     torch.nn.functional.adaptive_max_pool2d(x, output_size, return_indices=True) (channels-last
-    inputs are read as the NCHW views they are). x: (N, C, H, W) or (C, H, W)."""
+    inputs are read as the NCHW views they are). x: (N, C, H, W) or (C, H, W), float32, float16 or
+    bfloat16 (the C API also takes DOUBLE); output_size: one size or (Hout, Wout). Example:
+    ``out, idx = poolgrad.adaptive_max_pool2d(x, (7, 7))``."""
     x = _check_array(x, "x")
     size = _pair(output_size, "output_size")
     if len(size) == 1:
@@ -340,9 +373,10 @@ def adaptive_max_pool2d(x, output_size, *, out=None):
     return out, idx
 
 
-def adaptive_max_pool2d_backward(grad_output, x, indices, *, out=None):
-    """aclnnAdaptiveMaxPool2dBackward (Ascend910B / Ascend910_93 profiles, see set_product):
-    grad_output scattered to indices (int32 or int64), summed where bins overlap."""
+def adaptive_max_pool2d_backward(grad_output: Array, x: Array, indices: Array, *, out: Out = None) -> Array:
+    """aclnnAdaptiveMaxPool2dBackward (every product profile): grad_output scattered to indices
+    (int32 or int64), summed where bins overlap; returns grad_input of x's shape. Example:
+    ``gx = poolgrad.adaptive_max_pool2d_backward(np.ones_like(out), x, idx)``."""
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
@@ -387,11 +421,13 @@ def _pool3d_out_shape(x, k, s, p, d, ceil_mode):
     return shape
 
 
-def max_pool3d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            index_dtype="int64", *, out=None):
+def max_pool3d_with_indices(x: Array, kernel_size: Size, stride: Optional[Size] = None, padding: Size = 0,
+                            dilation: Size = 1, ceil_mode: bool = False, index_dtype: Any = "int64", *,
+                            out: Out = None) -> Tuple[Array, Array]:
     """aclnnMaxPool3dWithArgmax: (out, indices), the indices flat d*H*W + h*W + w in each volume, like
     torch.nn.functional.max_pool3d(..., return_indices=True). x: (N, C, D, H, W) or (C, D, H, W).
-    INT64 indices need the Ascend950 profile (the default); int32 works on every profile."""
+    INT64 indices need the Ascend950 profile (the default); int32 works on every profile. Example:
+    ``out, idx = poolgrad.max_pool3d_with_indices(np.ones((1, 2, 4, 8, 8), np.float32), 2)``."""
     x = _check_array(x, "x")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
     index_dtype = _index_dtype(index_dtype)
@@ -402,9 +438,12 @@ def max_pool3d_with_indices(x, kernel_size, stride=None, padding=0, dilation=1, 
     return out, idx
 
 
-def max_pool3d_with_indices_backward(grad_output, x, indices, kernel_size, stride=None, padding=0,
-                                     dilation=1, ceil_mode=False, *, out=None):
-    """aclnnMaxPool3dWithArgmaxBackward: grad_output scattered to indices, summed where they repeat."""
+def max_pool3d_with_indices_backward(grad_output: Array, x: Array, indices: Array, kernel_size: Size,
+                                     stride: Optional[Size] = None, padding: Size = 0, dilation: Size = 1,
+                                     ceil_mode: bool = False, *, out: Out = None) -> Array:
+    """aclnnMaxPool3dWithArgmaxBackward: grad_output scattered to indices, summed where they repeat;
+    returns grad_input of x's shape. Example:
+    ``gx = poolgrad.max_pool3d_with_indices_backward(np.ones_like(out), x, idx, 2)``."""
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
@@ -414,10 +453,12 @@ def max_pool3d_with_indices_backward(grad_output, x, indices, kernel_size, strid
     return gx
 
 
-def adaptive_max_pool3d(x, output_size, index_dtype="int64", *, out=None):
+def adaptive_max_pool3d(x: Array, output_size: Size, index_dtype: Any = "int64", *,
+                        out: Out = None) -> Tuple[Array, Array]:
     """aclnnAdaptiveMaxPool3d: (out, indices), like
     torch.nn.functional.adaptive_max_pool3d(x, output_size, return_indices=True).
-    x: (N, C, D, H, W) or (C, D, H, W); output_size: one size or (Dout, Hout, Wout)."""
+    x: (N, C, D, H, W) or (C, D, H, W); output_size: one size or (Dout, Hout, Wout). Example:
+    ``out, idx = poolgrad.adaptive_max_pool3d(np.ones((1, 2, 4, 8, 8), np.float32), (2, 4, 4))``."""
     x = _check_array(x, "x")
     size = _pair(output_size, "output_size")
     if len(size) == 1:
@@ -432,8 +473,10 @@ def adaptive_max_pool3d(x, output_size, index_dtype="int64", *, out=None):
     return out, idx
 
 
-def adaptive_max_pool3d_backward(grad_output, x, indices, *, out=None):
-    """aclnnAdaptiveMaxPool3dBackward: grad_output scattered to indices, summed where bins overlap."""
+def adaptive_max_pool3d_backward(grad_output: Array, x: Array, indices: Array, *, out: Out = None) -> Array:
+    """aclnnAdaptiveMaxPool3dBackward: grad_output scattered to indices, summed where bins overlap;
+    returns grad_input of x's shape. Example:
+    ``gx = poolgrad.adaptive_max_pool3d_backward(np.ones_like(out), x, idx)``."""
     grad_output = _check_array(grad_output, "grad_output")
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
@@ -454,9 +497,12 @@ def _scales(spatial_scale):
                             f"spatial_scale must be a float or a pair (h, w), but got {spatial_scale!r}")
 
 
-def roi_pool_with_argmax(x, rois, output_size, spatial_scale, *, out=None):
-    """Fast R-CNN RoI max pooling with CANN's geometry; returns (y, argmax int32).
-    x: (N, C, H, W); rois: (R, 5) rows (batch_index, x1, y1, x2, y2)."""
+def roi_pool_with_argmax(x: Array, rois: Array, output_size: Size, spatial_scale: Union[float, Sequence[float]],
+                         *, out: Out = None) -> Tuple[Array, Array]:
+    """aclnnRoiPoolingWithArgMax: Fast R-CNN RoI max pooling with CANN's geometry; returns
+    (y, argmax int32). x: (N, C, H, W) float32 or float16; rois: (R, 5) rows (batch_index, x1, y1,
+    x2, y2) of x's dtype; y: (R, C, pooled_h, pooled_w). Example:
+    ``y, am = poolgrad.roi_pool_with_argmax(x, np.array([[0, 0, 0, 15, 15]], np.float32), 7, 0.5)``."""
     x = _check_array(x, "x")
     rois = _check_array(rois, "rois")
     o = _pair(output_size, "output_size")
@@ -472,9 +518,11 @@ def roi_pool_with_argmax(x, rois, output_size, spatial_scale, *, out=None):
     return y, argmax
 
 
-def roi_pool_with_argmax_backward(grad_output, rois, argmax, input_shape, spatial_scale=1.0, *, out=None):
-    """Gradient of RoI pooling: grad_output scattered to (batch, c, argmax); -1 skipped.
-    input_shape: (N, C, H, W) of the feature map."""
+def roi_pool_with_argmax_backward(grad_output: Array, rois: Array, argmax: Array, input_shape: Sequence[int],
+                                  spatial_scale: float = 1.0, *, out: Out = None) -> Array:
+    """aclnnRoiPoolingGradWithArgMax: grad_output scattered to (batch, c, argmax); -1 skipped.
+    input_shape: (N, C, H, W) of the feature map; returns grad_input of that shape. Example:
+    ``gx = poolgrad.roi_pool_with_argmax_backward(np.ones_like(y), rois, am, x.shape, 0.5)``."""
     grad_output = _check_array(grad_output, "grad_output")
     rois = _check_array(rois, "rois")
     argmax = _check_array(argmax, "argmax")
@@ -486,3 +534,12 @@ def roi_pool_with_argmax_backward(grad_output, rois, argmax, input_shape, spatia
     ph, pw = (gs[2], gs[3]) if len(gs) == 4 else (0, 0)
     _call(_ext.roi_bwd, grad_output, gx, rois, argmax, ph, pw, float(_scales(spatial_scale)[0]))
     return gx
+
+
+# Every operator function says what it raises.
+for _f in (max_pool2d_with_indices, max_pool2d_with_indices_backward, max_pool2d_with_mask,
+           max_pool2d_with_mask_backward, adaptive_max_pool2d, adaptive_max_pool2d_backward,
+           max_pool3d_with_indices, max_pool3d_with_indices_backward, adaptive_max_pool3d,
+           adaptive_max_pool3d_backward, roi_pool_with_argmax, roi_pool_with_argmax_backward):
+    _f.__doc__ += _RAISES
+del _f

@@ -11,7 +11,12 @@ torch.export and double backward work through them.
 """
 from __future__ import annotations
 
+from typing import Optional, Sequence, Tuple, Union
+
 import torch
+
+Size = Union[int, Sequence[int]]
+Pooled = Union[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]
 
 from . import PoolgradError
 from .ops import ops
@@ -72,26 +77,33 @@ def _attr(v):
     return [v] if isinstance(v, (int, torch.SymInt)) else list(v)
 
 
-def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
+def max_pool2d(x: torch.Tensor, kernel_size: Size, stride: Optional[Size] = None, padding: Size = 0,
+               dilation: Size = 1, ceil_mode: bool = False, return_indices: bool = False) -> Pooled:
     """Like torch.nn.functional.max_pool2d, computed by poolgrad (forward and backward).
 
     One deliberate difference: a window whose taps all fall in the padding (possible only with
     dilation > 1) gives -inf with index -1 here, where torch gives -inf with an index outside the
     window (often outside the plane). -1 is poolgrad's documented "no input element"; the backward
-    skips it, so such a window contributes no gradient, as in torch (docs/pytorch.md)."""
+    skips it, so such a window contributes no gradient, as in torch (docs/pytorch.md).
+
+    x: (N, C, H, W) or (C, H, W), float32, float16 or bfloat16, CPU; the output (and int64 indices
+    with return_indices) keep x's memory format. Raises PoolgradError for what the operator refuses.
+    Example: ``poolgrad.torch.max_pool2d(torch.randn(1, 64, 112, 112), 3, 2, 1)``."""
     out, idx = _pool(_mp2, _mp2_eager, x, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
 
 
-def max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
+def max_pool3d(x: torch.Tensor, kernel_size: Size, stride: Optional[Size] = None, padding: Size = 0,
+               dilation: Size = 1, ceil_mode: bool = False, return_indices: bool = False) -> Pooled:
     """Like torch.nn.functional.max_pool3d, computed by poolgrad (forward and backward).
 
     One deliberate difference: a window whose taps all fall in the padding (possible only with
     dilation > 1) gives -inf with index -1 here, where torch gives -inf with an index outside the
     window (often outside the plane). -1 is poolgrad's documented "no input element"; the backward
-    skips it, so such a window contributes no gradient, as in torch (docs/pytorch.md)."""
+    skips it, so such a window contributes no gradient, as in torch (docs/pytorch.md).
+
+    x: (N, C, D, H, W) or (C, D, H, W), float32, float16 or bfloat16, CPU. Raises PoolgradError for
+    what the operator refuses. Example: ``poolgrad.torch.max_pool3d(torch.randn(1, 8, 4, 16, 16), 2)``."""
     out, idx = _pool(_mp3, _mp3_eager, x, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, idx) if return_indices else out
 
@@ -135,14 +147,24 @@ def _adaptive_size(x, output_size, dims):
     return [x.shape[-dims + i] if v is None else v for i, v in enumerate(output_size)]
 
 
-def adaptive_max_pool2d(x, output_size, return_indices=False):
-    """Like torch.nn.functional.adaptive_max_pool2d, computed by poolgrad."""
+def adaptive_max_pool2d(x: torch.Tensor, output_size: Union[int, Sequence[Optional[int]]],
+                        return_indices: bool = False) -> Pooled:
+    """Like torch.nn.functional.adaptive_max_pool2d, computed by poolgrad.
+
+    x: (N, C, H, W) or (C, H, W), float32, float16 or bfloat16, CPU; output_size an int or (Hout,
+    Wout), None keeping x's size. Raises PoolgradError for what the operator refuses. Example:
+    ``poolgrad.torch.adaptive_max_pool2d(torch.randn(2, 256, 40, 40), 1)``."""
     out, idx = _run(ops.adaptive_max_pool2d, x, _adaptive_size(x, output_size, 2))
     return (out, idx) if return_indices else out
 
 
-def adaptive_max_pool3d(x, output_size, return_indices=False):
-    """Like torch.nn.functional.adaptive_max_pool3d, computed by poolgrad."""
+def adaptive_max_pool3d(x: torch.Tensor, output_size: Union[int, Sequence[Optional[int]]],
+                        return_indices: bool = False) -> Pooled:
+    """Like torch.nn.functional.adaptive_max_pool3d, computed by poolgrad.
+
+    x: (N, C, D, H, W) or (C, D, H, W), float32, float16 or bfloat16, CPU; output_size an int or
+    (Dout, Hout, Wout). Raises PoolgradError for what the operator refuses. Example:
+    ``poolgrad.torch.adaptive_max_pool3d(torch.randn(1, 8, 4, 16, 16), (2, 4, 4))``."""
     out, idx = _run(ops.adaptive_max_pool3d, x, _adaptive_size(x, output_size, 3))
     return (out, idx) if return_indices else out
 
@@ -194,8 +216,14 @@ def _rois_tensor(boxes, ref):
     return torch.cat(rows, 0).to(ref.dtype)
 
 
-def roi_pool(x, boxes, output_size, spatial_scale=1.0):
-    """Like torchvision.ops.roi_pool, with CANN's geometry, computed by poolgrad."""
+def roi_pool(x: torch.Tensor, boxes: Union[torch.Tensor, Sequence[torch.Tensor]], output_size: Size,
+             spatial_scale: float = 1.0) -> torch.Tensor:
+    """Like torchvision.ops.roi_pool, with CANN's geometry, computed by poolgrad.
+
+    x: (N, C, H, W) float32 or float16, CPU; boxes: (R, 5) rows (batch_index, x1, y1, x2, y2), or a
+    list of (Ki, 4) boxes per image; returns (R, C, pooled_h, pooled_w). Raises PoolgradError for
+    what the operator refuses. Example:
+    ``poolgrad.torch.roi_pool(x, torch.tensor([[0., 0, 0, 15, 15]]), 7, 0.5)``."""
     ph, pw = (output_size, output_size) if isinstance(output_size, int) else output_size
     y, _ = _run(ops.roi_pool, x, _rois_tensor(boxes, x), float(spatial_scale), ph, pw)
     return y

@@ -48,3 +48,27 @@ def test_changelog_names_the_version():
         pytest.skip("CHANGELOG.md is not beside these tests")
     newest = next(line for line in changelog.read_text().splitlines() if line.startswith("## ["))
     assert newest.split("[", 1)[1].split("]", 1)[0] == poolgrad.__version__, newest
+
+
+def test_public_functions_are_annotated_and_documented():
+    # Every public function of poolgrad and poolgrad.torch: every parameter and the return value
+    # annotated, and a docstring that gives an example (the operators' also say what they raise).
+    import inspect
+
+    import poolgrad.torch as pgt
+    funcs = [getattr(poolgrad, n) for n in poolgrad.__all__ if inspect.isfunction(getattr(poolgrad, n))]
+    funcs += [pgt.max_pool2d, pgt.max_pool3d, pgt.adaptive_max_pool2d, pgt.adaptive_max_pool3d,
+              pgt.roi_pool, pgt.convert]
+    assert len(funcs) >= 20
+    for f in funcs:
+        sig = inspect.signature(f)
+        missing = [p for p in sig.parameters.values() if p.annotation is inspect.Parameter.empty]
+        assert not missing and sig.return_annotation is not inspect.Signature.empty, (f.__name__, missing)
+        doc = f.__doc__ or ""
+        if f.__module__ == "poolgrad" and f.__name__.endswith(("_indices", "_backward", "_mask", "_argmax",
+                                                                "pool2d", "pool3d")):
+            assert "Example" in doc and "Raises PoolgradError" in doc, f.__name__
+        else:
+            assert doc.strip(), f.__name__
+    for f in funcs[-6:]:
+        assert "Example" in f.__doc__, f.__name__
