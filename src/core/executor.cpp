@@ -163,7 +163,9 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
   }
   std::lock_guard<std::mutex> turn(e->run_mutex);
   aclnnStatus st = ACLNN_SUCCESS;
-  const auto t0 = std::chrono::steady_clock::now();
+  const bool trace = trace_info();  // the clock is read only for the trace
+  const auto t0 =
+      trace ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   try {
     for (int i = 0; i < plan.nsteps; ++i) {
       const FirstError bad = plan.steps[i].run(scratch);
@@ -175,7 +177,7 @@ aclnnStatus run_executor(const char *api, void *workspace, uint64_t workspace_si
   } catch (const std::exception &ex) {
     st = fail(ACLNN_ERR_INNER, "%s: internal error: %s", api, ex.what());
   }
-  if (trace_info()) {
+  if (trace) {
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::fprintf(log_stream(), "poolgrad: %s %s kernel=%s threads=%d time=%.3fms status=%d\n", api,

@@ -2,6 +2,7 @@
 #include "plan.h"
 
 #include <cinttypes>
+#include <cstdlib>
 
 #include "status.h"
 #include "threads.h"
@@ -54,8 +55,8 @@ DatumText index_datum(const char *name, std::initializer_list<int64_t> grid, boo
                       bool with_n, const char *rule_fmt, long long rule_arg) {
   DatumText d;
   d.name = name;
-  for (int64_t g : grid)
-    if (d.rank < DatumText::kMaxRank) d.grid[d.rank++] = g;
+  if (grid.size() > DatumText::kMaxRank) std::abort();  // a builder bug: grow kMaxRank
+  for (int64_t g : grid) d.grid[d.rank++] = g;
   if (with_n) d.order[d.printed++] = 0;
   if (!channels_last) d.order[d.printed++] = 1;
   for (int a = 2; a < d.rank; ++a) d.order[d.printed++] = a;

@@ -154,8 +154,8 @@ Plan make_plan(const char *op, const KernelRow<Kernel<Params, Views...>> &row, P
                std::initializer_list<DatumText> errors, const Views &...views) {
   Plan plan;
   plan.op = op;
-  for (const DatumText &d : errors)
-    if (plan.nerrors < Plan::kMaxErrors) plan.errors[plan.nerrors++] = d;
+  if (errors.size() > Plan::kMaxErrors) std::abort();  // a builder bug: grow kMaxErrors
+  for (const DatumText &d : errors) plan.errors[plan.nerrors++] = d;
   add_step(plan, row, std::move(p), views...);
   return plan;
 }

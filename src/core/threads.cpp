@@ -84,13 +84,17 @@ int cgroup_cores() {
   return n < kMaxThreads ? static_cast<int>(n) : kMaxThreads;
 }
 
+// The cores this process may run on now: its affinity mask, else the hardware's count, else 1.
+int affinity_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 1) return CPU_COUNT(&set);
+  const int h = static_cast<int>(std::thread::hardware_concurrency());
+  return h >= 1 ? h : 1;
+}
+
 int default_threads() {
   if (const int n = env_threads()) return n;
-  int n = 0;
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
-  if (n < 1) n = static_cast<int>(std::thread::hardware_concurrency());
-  if (n < 1) n = 1;
+  int n = affinity_cores();
   if (const int q = cgroup_cores()) n = std::min(n, q);
   return n < kMaxThreads ? n : kMaxThreads;
 }
@@ -98,14 +102,9 @@ int default_threads() {
 std::atomic<int> g_threads{0};
 thread_local int t_threads = 0;  // set_thread_num_threads: 0 = the process-wide count
 
-// The cores this process may run on.
+// The cores this process may run on, as at the pool's first job.
 int cores() {
-  static const int n = [] {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 1) return CPU_COUNT(&set);
-    const int h = static_cast<int>(std::thread::hardware_concurrency());
-    return h >= 1 ? h : 1;
-  }();
+  static const int n = affinity_cores();
   return n;
 }
 
