@@ -52,10 +52,10 @@ int64_t vpos(const Cfg &c, int64_t h, int64_t w, int64_t n, int64_t ch, int64_t 
 
 HostTensor make(const Cfg &c, const std::vector<int64_t> &dims, aclDataType dt, std::mt19937 &rng) {
   const aclFormat fmt = c.nhwc ? ACL_FORMAT_NHWC : ACL_FORMAT_NCHW;
-  if (c.layout == 0) return HostTensor(dims, dt, fmt);
+  if (c.layout == Layout::Contiguous) return HostTensor(dims, dt, fmt);
   std::vector<int> perm(dims.size());
   std::iota(perm.begin(), perm.end(), 0);
-  if (c.layout == 1) {
+  if (c.layout == Layout::OtherOrder) {
     // NCHW view with NHWC memory (PyTorch channels-last), or NHWC view with NCHW memory.
     const int r = static_cast<int>(dims.size()), o = r == 4 ? 1 : 0;
     if (c.nhwc)
@@ -66,22 +66,22 @@ HostTensor make(const Cfg &c, const std::vector<int64_t> &dims, aclDataType dt, 
   } else {
     std::shuffle(perm.begin(), perm.end(), rng);
   }
-  const int64_t gap = c.layout == 2 ? static_cast<int64_t>(rng() % 3) : 0;
-  const int64_t off = c.layout == 2 ? static_cast<int64_t>(rng() % 5) : 0;
+  const int64_t gap = c.layout == Layout::Random ? static_cast<int64_t>(rng() % 3) : 0;
+  const int64_t off = c.layout == Layout::Random ? static_cast<int64_t>(rng() % 5) : 0;
   return make_strided(dims, perm, gap, off, dt, fmt);
 }
 
 }  // namespace
 
-void run_case(const Cfg &c, std::mt19937 &rng, int indices_mode) {
-  const bool random_indices = indices_mode == 1;
+void run_case(const Cfg &c, std::mt19937 &rng, Indices indices) {
+  const bool random_indices = indices == Indices::Random;
   SCOPED_TRACE(testing::Message() << "N=" << c.n << " C=" << c.c << " H=" << c.h << " W=" << c.w
                                   << " k=" << c.k[0]
                                   << (c.k.size() > 1 ? "," + std::to_string(c.k[1]) : "")
                                   << " s=" << (c.s.empty() ? -1 : c.s[0]) << " p=" << c.p[0]
                                   << " d=" << c.d[0] << " ceil=" << c.ceil << " dt=" << c.dt
                                   << " idt=" << c.idt << " rank3=" << c.rank3 << " nhwc=" << c.nhwc
-                                  << " layout=" << c.layout);
+                                  << " layout=" << static_cast<int>(c.layout));
   const PoolRef a = ref_attrs(c);
   const int64_t ho = ref_out_size(c.h, a.kh, a.sh, a.ph, a.dh, c.ceil);
   const int64_t wo = ref_out_size(c.w, a.kw, a.sw, a.pw, a.dw, c.ceil);
@@ -141,7 +141,7 @@ void run_case(const Cfg &c, std::mt19937 &rng, int indices_mode) {
         idx.set_int(vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo), ridx[pl * ho * wo + o]);
       }
   }
-  if (indices_mode == 2) {
+  if (indices == Indices::Moved) {
     std::uniform_int_distribution<int64_t> pos(-1, c.h * c.w - 1), out_pos(0, ho * wo - 1);
     for (int64_t pl = 1; pl < planes; pl += 2) {
       const int64_t o = out_pos(rng);
@@ -154,7 +154,8 @@ void run_case(const Cfg &c, std::mt19937 &rng, int indices_mode) {
   std::normal_distribution<float> nd;
   for (int64_t pl = 0; pl < planes; ++pl)
     for (int64_t o = 0; o < ho * wo; ++o) {
-      const float v = indices_mode == 2 && rng() % 16 == 0 ? -0.0f : round_to(c.dt, nd(rng));
+      const float v =
+          indices == Indices::Moved && rng() % 16 == 0 ? -0.0f : round_to(c.dt, nd(rng));
       gyd[pl * ho * wo + o] = v;
       gy.set(vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo), v);
     }
@@ -212,7 +213,7 @@ Cfg random_cfg(std::mt19937 &rng) {
   if (c.rank3 && c.n == 0) c.n = 1;
   if (c.rank3) c.n = 1;
   c.nhwc = u(0, 2) == 0;
-  c.layout = static_cast<int>(u(0, 2));
+  c.layout = static_cast<Layout>(u(0, 2));
   return c;
 }
 
@@ -220,7 +221,7 @@ void MaxPoolTester::test() const {
   const int before = poolgradGetNumThreads();
   if (threads_ > 0) poolgradSetNumThreads(threads_);
   std::mt19937 rng(seed_);
-  run_case(c_, rng, mode_);
+  run_case(c_, rng, indices_);
   poolgradSetNumThreads(before);
 }
 

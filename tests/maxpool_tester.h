@@ -14,6 +14,21 @@
 
 namespace pgtest {
 
+// How a tester lays its tensors out in memory.
+enum class Layout {
+  Contiguous,  // dense in the tensor's own format
+  OtherOrder,  // the other memory order (channels-last memory under an NCHW view)
+  Random,      // either order, with gaps between rows and an offset
+};
+
+// Where a backward's indices come from.
+enum class Indices {
+  Forward,  // the forward's
+  Random,   // random positions of each window's plane
+  Moved,    // the forward's with, in every other plane, one moved elsewhere (or -1), and some
+            // gradients -0.0
+};
+
 // A max-pool configuration: attribute arrays as the API takes them (empty stride: the kernel).
 struct Cfg {
   int64_t n = 1, c = 1, h = 4, w = 4;
@@ -21,13 +36,11 @@ struct Cfg {
   bool ceil = false;
   aclDataType dt = ACL_FLOAT, idt = ACL_INT64;
   bool rank3 = false, nhwc = false;
-  int layout = 0;  // 0 contiguous, 1 the other memory order (channels-last under NCHW), 2 random
+  Layout layout = Layout::Contiguous;
 };
 
 // Runs forward then backward and compares with the naive reference (gtest assertions).
-// indices: 0 the forward's, 1 random ones, 2 the forward's with, in every other plane, one index
-// moved to another position of the plane (or -1), and some gradients -0.0.
-void run_case(const Cfg &c, std::mt19937 &rng, int indices_mode);
+void run_case(const Cfg &c, std::mt19937 &rng, Indices indices);
 // A random valid-or-not configuration (output size <= 0 checks the refusal).
 Cfg random_cfg(std::mt19937 &rng);
 
@@ -85,12 +98,12 @@ class MaxPoolTester {
     if (on) c_.n = 1;
     return *this;
   }
-  MaxPoolTester &layout(int l) {
+  MaxPoolTester &layout(Layout l) {
     c_.layout = l;
     return *this;
   }
-  MaxPoolTester &indices(int mode) {
-    mode_ = mode;
+  MaxPoolTester &indices(Indices from) {
+    indices_ = from;
     return *this;
   }
   MaxPoolTester &threads(int t) {
@@ -106,7 +119,8 @@ class MaxPoolTester {
 
  private:
   Cfg c_;
-  int mode_ = 0, threads_ = 0;
+  Indices indices_ = Indices::Forward;
+  int threads_ = 0;
   uint32_t seed_ = 1;
 };
 

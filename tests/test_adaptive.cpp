@@ -9,6 +9,7 @@
 
 #include "aclnnop/aclnn_adaptive_max_pool2d.h"
 #include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
+#include "adaptive_tester.h"
 #include "poolgrad/poolgrad.h"
 #include "test_util.h"
 
@@ -19,156 +20,27 @@ namespace {
 const char *kFwd = "aclnnAdaptiveMaxPool2d";
 const char *kBwd = "aclnnAdaptiveMaxPool2dBackward";
 
-// Bin i of `out` over `in`: [floor(i*in/out), ceil((i+1)*in/out)), by exact rational comparison.
-void ref_bin(int64_t i, int64_t in, int64_t out, int64_t *s, int64_t *e) {
-  *s = 0;
-  while ((*s + 1) * out <= i * in) ++*s;
-  *e = *s;
-  while (*e * out < (i + 1) * in) ++*e;
-}
-
-// The reference maximum of bin (oh, ow) of plane `pl` of xd (row-major planes of H x W): its
-// value and flat index, by PyTorch's rule (the first maximum; NaN beats any number, the last NaN).
-template <class T>
-void ref_max(const std::vector<T> &xd, int64_t pl, int64_t h, int64_t w, int64_t ho, int64_t wo,
-             int64_t oh, int64_t ow, T *best, int64_t *at) {
-  int64_t hs, he, ws0, we;
-  ref_bin(oh, h, ho, &hs, &he);
-  ref_bin(ow, w, wo, &ws0, &we);
-  *best = -INFINITY;
-  *at = hs * w + ws0;
-  for (int64_t y = hs; y < he; ++y)
-    for (int64_t x0 = ws0; x0 < we; ++x0) {
-      const T val = xd[pl * h * w + y * w + x0];
-      if (val > *best || std::isnan(val)) *best = val, *at = y * w + x0;
-    }
-}
-
-struct Case {
-  int64_t n, c, h, w, ho, wo;
-  aclDataType dt = ACL_FLOAT;
-  bool rank3 = false, nhwc = false, strided = false;
-  int threads = 0;
-};
-
-std::vector<int64_t> dims(const Case &k, int64_t a, int64_t b) {
-  std::vector<int64_t> d =
-      k.nhwc ? std::vector<int64_t>{a, b, k.c} : std::vector<int64_t>{k.c, a, b};
-  if (!k.rank3) d.insert(d.begin(), k.n);
-  return d;
-}
-
-// View position of logical (n, c, y, x).
-int64_t vpos(const Case &k, int64_t hh, int64_t ww, int64_t n, int64_t c, int64_t y, int64_t x) {
-  const int64_t inner = k.nhwc ? (y * ww + x) * k.c + c : (c * hh + y) * ww + x;
-  return k.rank3 ? inner : n * k.c * hh * ww + inner;
-}
-
-HostTensor make(const Case &k, std::vector<int64_t> d, aclDataType dt, std::mt19937 &rng) {
-  const aclFormat f = k.nhwc ? ACL_FORMAT_NHWC : ACL_FORMAT_NCHW;
-  if (!k.strided) return HostTensor(d, dt, f);
-  std::vector<int> perm(d.size());
-  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int>(perm.size() - 1 - i);
-  return make_strided(d, perm, static_cast<int64_t>(rng() % 3), 1, dt, f);
-}
-
-void run_case(const Case &k, std::mt19937 &rng) {
-  SCOPED_TRACE(testing::Message() << "N=" << k.n << " C=" << k.c << " H=" << k.h << " W=" << k.w
-                                  << " out=" << k.ho << "x" << k.wo << " dt=" << k.dt
-                                  << " rank3=" << k.rank3 << " nhwc=" << k.nhwc
-                                  << " strided=" << k.strided << " threads=" << k.threads);
-  const int before = poolgradGetNumThreads();
-  if (k.threads) poolgradSetNumThreads(k.threads);
-  const int64_t planes = k.n * k.c;
-  HostTensor x = make(k, dims(k, k.h, k.w), k.dt, rng),
-             out = make(k, dims(k, k.ho, k.wo), k.dt, rng),
-             idx = make(k, dims(k, k.ho, k.wo), ACL_INT64, rng);
-  std::vector<float> xd(planes * k.h * k.w);
-  std::uniform_int_distribution<int> v(-4, 4);
-  for (int64_t pl = 0; pl < planes; ++pl)
-    for (int64_t i = 0; i < k.h * k.w; ++i) {
-      float val = rng() % 50 == 0 ? NAN : round_to(k.dt, static_cast<float>(v(rng)) / 2);
-      xd[pl * k.h * k.w + i] = val;
-      x.set(vpos(k, k.h, k.w, pl / k.c, pl % k.c, i / k.w, i % k.w), val);
-    }
-  IntArray os({k.ho, k.wo});
-  uint64_t ws;
-  aclOpExecutor *ex;
-  ASSERT_EQ(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, out.t(), idx.t(), &ws, &ex),
-            ACLNN_SUCCESS)
-      << last_msg();
-  ASSERT_EQ(aclnnAdaptiveMaxPool2d(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
-  std::vector<int64_t> ridx(planes * k.ho * k.wo);
-  for (int64_t pl = 0; pl < planes; ++pl)
-    for (int64_t oh = 0; oh < k.ho; ++oh)
-      for (int64_t ow = 0; ow < k.wo; ++ow) {
-        float best;
-        int64_t bi;
-        ref_max(xd, pl, k.h, k.w, k.ho, k.wo, oh, ow, &best, &bi);
-        const int64_t vp = vpos(k, k.ho, k.wo, pl / k.c, pl % k.c, oh, ow);
-        const float got = out.get(vp);
-        ASSERT_TRUE((std::isnan(best) && std::isnan(got)) || best == got)
-            << "plane " << pl << " (" << oh << "," << ow << ") want " << best << " got " << got;
-        ASSERT_EQ(idx.get_int(vp), bi) << "plane " << pl << " (" << oh << "," << ow << ")";
-        ridx[(pl * k.ho + oh) * k.wo + ow] = bi;
-      }
-  EXPECT_TRUE(out.outside_view_untouched());
-  EXPECT_TRUE(idx.outside_view_untouched());
-  // Backward (Ascend910B): the scatter-sum at the forward's indices, in (oh, ow) order.
-  Profile a2("Ascend910B");
-  HostTensor gy = make(k, dims(k, k.ho, k.wo), k.dt, rng),
-             gx = make(k, dims(k, k.h, k.w), k.dt, rng);
-  std::vector<float> want(planes * k.h * k.w, 0.0f);
-  std::normal_distribution<float> nd;
-  for (int64_t pl = 0; pl < planes; ++pl)
-    for (int64_t o = 0; o < k.ho * k.wo; ++o) {
-      const float g = round_to(k.dt, nd(rng));
-      gy.set(vpos(k, k.ho, k.wo, pl / k.c, pl % k.c, o / k.wo, o % k.wo), g);
-      want[pl * k.h * k.w + ridx[pl * k.ho * k.wo + o]] += g;
-    }
-  ASSERT_EQ(
-      aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), gx.t(), &ws, &ex),
-      ACLNN_SUCCESS)
-      << last_msg();
-  ASSERT_EQ(aclnnAdaptiveMaxPool2dBackward(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
-      << last_msg();
-  for (int64_t pl = 0; pl < planes; ++pl)
-    for (int64_t i = 0; i < k.h * k.w; ++i)
-      ASSERT_EQ(gx.get(vpos(k, k.h, k.w, pl / k.c, pl % k.c, i / k.w, i % k.w)),
-                round_to(k.dt, want[pl * k.h * k.w + i]))
-          << "gradInput plane " << pl << " pos " << i;
-  EXPECT_TRUE(gx.outside_view_untouched());
-  poolgradSetNumThreads(before);
-}
-
 TEST(AdaptiveMaxPool, RandomAgainstNaiveReference) {
+  AdaptiveTester().test();                                                  // CANN's sample shape
+  AdaptiveTester().batch(2).channels(3).input(37, 37).output(7, 7).test();  // overlapping bins
+  AdaptiveTester().batch(2).channels(4).input(40, 40).output(1, 1).test();  // global (CBAM)
+  AdaptiveTester().channels(2).input(5, 7).output(9, 11).test();  // more outputs than inputs
+  AdaptiveTester().batch(2).channels(20).input(13, 9).output(4, 3).nhwc(true).test();
+  AdaptiveTester().channels(3).input(11, 6).output(5, 4).dtype(ACL_FLOAT16).rank3(true).test();
+  AdaptiveTester()
+      .batch(2)
+      .channels(2)
+      .input(9, 10)
+      .output(4, 3)
+      .dtype(ACL_BF16)
+      .strided(true)
+      .threads(3)
+      .test();
+  if (HasFatalFailure()) return;
   std::mt19937 rng(16);
-  const Case fixed[] = {
-      {1, 1, 4, 4, 2, 2},                            // CANN's sample shape
-      {2, 3, 37, 37, 7, 7},                          // overlapping bins
-      {2, 4, 40, 40, 1, 1},                          // global max pool (CBAM)
-      {1, 2, 5, 7, 9, 11},                           // more outputs than inputs
-      {2, 20, 13, 9, 4, 3, ACL_FLOAT, false, true},  // NHWC
-      {1, 3, 11, 6, 5, 4, ACL_FLOAT16, true},        // rank 3
-      {2, 2, 9, 10, 4, 3, ACL_BF16, false, false, true, 3},
-  };
-  for (const Case &k : fixed) {
-    run_case(k, rng);
-    if (HasFatalFailure()) return;
-  }
-  const aclDataType dts[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
   for (int i = 0; i < 80; ++i) {
-    Case k{1 + static_cast<int64_t>(rng() % 2),  1 + static_cast<int64_t>(rng() % 4),
-           1 + static_cast<int64_t>(rng() % 15), 1 + static_cast<int64_t>(rng() % 15),
-           1 + static_cast<int64_t>(rng() % 8),  1 + static_cast<int64_t>(rng() % 8)};
-    k.dt = dts[rng() % 3];
-    k.rank3 = rng() % 4 == 0;
-    if (k.rank3) k.n = 1;
-    k.nhwc = rng() % 3 == 0;
-    k.strided = rng() % 3 == 0;
-    k.threads = 1 + static_cast<int>(rng() % 3);
-    run_case(k, rng);
-    if (HasFatalFailure()) return;
+    AdaptiveTester(random_adaptive_case(rng)).seed(rng()).test();
+    if (HasFailure()) return;
   }
 }
 
@@ -250,44 +122,10 @@ TEST(AdaptiveMaxPool, ValidationAndProducts) {
 TEST(AdaptiveMaxPool, DoubleAgainstNaiveReference) {
   std::mt19937 rng(4);
   for (int i = 0; i < 30; ++i) {
-    Case k{1 + static_cast<int64_t>(rng() % 2),  1 + static_cast<int64_t>(rng() % 3),
-           1 + static_cast<int64_t>(rng() % 12), 1 + static_cast<int64_t>(rng() % 12),
-           1 + static_cast<int64_t>(rng() % 6),  1 + static_cast<int64_t>(rng() % 6)};
-    k.nhwc = i % 3 == 1;
-    k.strided = i % 4 == 2;
-    SCOPED_TRACE(testing::Message() << "case " << i);
-    HostTensor x = make(k, dims(k, k.h, k.w), ACL_DOUBLE, rng),
-               out = make(k, dims(k, k.ho, k.wo), ACL_DOUBLE, rng),
-               idx = make(k, dims(k, k.ho, k.wo), ACL_INT64, rng);
-    const int64_t planes = k.n * k.c;
-    std::vector<double> xd(planes * k.h * k.w);
-    for (int64_t pl = 0; pl < planes; ++pl)
-      for (int64_t j = 0; j < k.h * k.w; ++j) {
-        // 1 + m * 2^-40: distinct doubles that round to the same float32.
-        const double v = rng() % 40 == 0 ? NAN : 1.0 + static_cast<double>(rng() % 6) * 0x1p-40;
-        xd[pl * k.h * k.w + j] = v;
-        x.set_double(vpos(k, k.h, k.w, pl / k.c, pl % k.c, j / k.w, j % k.w), v);
-      }
-    IntArray os({k.ho, k.wo});
-    uint64_t ws;
-    aclOpExecutor *ex;
-    ASSERT_EQ(aclnnAdaptiveMaxPool2dGetWorkspaceSize(x.t(), os, out.t(), idx.t(), &ws, &ex),
-              ACLNN_SUCCESS)
-        << last_msg();
-    ASSERT_EQ(aclnnAdaptiveMaxPool2d(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS) << last_msg();
-    for (int64_t pl = 0; pl < planes; ++pl)
-      for (int64_t oh = 0; oh < k.ho; ++oh)
-        for (int64_t ow = 0; ow < k.wo; ++ow) {
-          double best;
-          int64_t bi;
-          ref_max(xd, pl, k.h, k.w, k.ho, k.wo, oh, ow, &best, &bi);
-          const int64_t vp = vpos(k, k.ho, k.wo, pl / k.c, pl % k.c, oh, ow);
-          const double got = out.get_double(vp);
-          ASSERT_TRUE((std::isnan(best) && std::isnan(got)) || best == got)
-              << "plane " << pl << " (" << oh << "," << ow << ")";
-          ASSERT_EQ(idx.get_int(vp), bi) << "plane " << pl << " (" << oh << "," << ow << ")";
-        }
-    EXPECT_TRUE(out.outside_view_untouched());
+    AdaptiveCase k = random_adaptive_case(rng);
+    k.dt = ACL_DOUBLE;
+    AdaptiveTester(k).seed(rng()).test();
+    if (HasFailure()) return;
   }
 }
 

@@ -456,7 +456,7 @@ TEST(MaxPoolNumerics, FluentTesterCases) {
       .kernel(2)
       .dtype(ACL_FLOAT16)
       .index_dtype(ACL_INT32)
-      .indices(1)
+      .indices(Indices::Random)
       .test();
   MaxPoolTester()
       .batch(3)
@@ -464,7 +464,7 @@ TEST(MaxPoolNumerics, FluentTesterCases) {
       .input(12, 13)
       .kernel(2)
       .stride(1)
-      .layout(2)
+      .layout(Layout::Random)
       .seed(7)
       .threads(2)
       .test();
@@ -473,7 +473,10 @@ TEST(MaxPoolNumerics, FluentTesterCases) {
 TEST(MaxPoolNumerics, RandomAgainstNaiveReference) {
   std::mt19937 rng(20261202);
   for (int i = 0; i < 400; ++i) {
-    MaxPoolTester(random_cfg(rng)).indices(i % 4 == 3 ? 1 : 0).seed(rng()).test();
+    MaxPoolTester(random_cfg(rng))
+        .indices(i % 4 == 3 ? Indices::Random : Indices::Forward)
+        .seed(rng())
+        .test();
     if (HasFatalFailure()) return;
   }
 }
@@ -489,7 +492,7 @@ TEST(MaxPoolNumerics, GatherPathAgainstNaiveReference) {
   for (int64_t h : {1, 2, 3, 8, 9})
     for (int64_t w : {32, 33, 47, 70})
       for (bool ceil : {false, true})
-        for (int mode : {0, 1, 2}) {
+        for (Indices from : {Indices::Forward, Indices::Random, Indices::Moved}) {
           Cfg c;
           c.n = 2;
           c.c = 3;
@@ -502,7 +505,7 @@ TEST(MaxPoolNumerics, GatherPathAgainstNaiveReference) {
           c.dt = dts[cases % 3];
           c.rank3 = cases % 5 == 4;
           if (c.rank3) c.n = 1;
-          run_case(c, rng, mode);
+          run_case(c, rng, from);
           if (HasFatalFailure()) return;
           ++cases;
         }
@@ -521,7 +524,7 @@ TEST(MaxPoolNumerics, Gather3PathAgainstNaiveReference) {
   int cases = 0;
   for (int64_t h : {2, 4, 14})
     for (int64_t w : {2, 10, 32, 34, 66, 67})
-      for (int mode : {0, 1, 2}) {
+      for (Indices from : {Indices::Forward, Indices::Random, Indices::Moved}) {
         Cfg c;
         c.n = 2;
         c.c = 3;
@@ -535,7 +538,7 @@ TEST(MaxPoolNumerics, Gather3PathAgainstNaiveReference) {
         c.dt = dts[cases % 3];
         c.rank3 = cases % 5 == 4;
         if (c.rank3) c.n = 1;
-        MaxPoolTester(c).indices(mode).threads(1 + cases % 2).seed(rng()).test();
+        MaxPoolTester(c).indices(from).threads(1 + cases % 2).seed(rng()).test();
         if (HasFatalFailure()) return;
         ++cases;
       }
@@ -560,7 +563,7 @@ TEST(MaxPoolNumerics, ChannelsLastGatherAgainstNaiveReference) {
   for (const Window &wd : windows)
     for (int64_t ch : {8, 24, 64})
       for (bool ceil : {false, true})
-        for (int mode : {0, 1, 2}) {
+        for (Indices from : {Indices::Forward, Indices::Random, Indices::Moved}) {
           Cfg c;
           c.n = ch == 64 ? 1 : 2;  // one image of 64 channels: split into channel blocks
           c.c = ch;
@@ -574,8 +577,8 @@ TEST(MaxPoolNumerics, ChannelsLastGatherAgainstNaiveReference) {
           c.idt = cases % 2 ? ACL_INT64 : ACL_INT32;
           c.dt = dts[cases % 3];
           c.nhwc = cases % 4 != 3;
-          c.layout = c.nhwc ? 0 : 1;
-          run_case(c, rng, mode);
+          c.layout = c.nhwc ? Layout::Contiguous : Layout::OtherOrder;
+          run_case(c, rng, from);
           if (HasFatalFailure()) return;
           ++cases;
         }

@@ -14,6 +14,7 @@
 #include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
 #include "poolgrad/poolgrad.h"
 #include "test_util.h"
+#include "volume_tester.h"
 
 using namespace pgtest;
 
@@ -24,249 +25,52 @@ const char *kBwd = "aclnnMaxPool3dWithArgmaxBackward";
 const char *kAFwd = "aclnnAdaptiveMaxPool3d";
 const char *kABwd = "aclnnAdaptiveMaxPool3dBackward";
 
-// ---- the reference: windows by enumeration, nothing shared with the library ----
-// Output size of one max-pool axis, as PyTorch's pooling_output_shape computes it.
-int64_t ref_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
-  const int64_t span = in + 2 * p - d * (k - 1) - 1;
-  const int64_t num = span + (ceil ? s - 1 : 0);
-  int64_t o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;  // floor division
-  if (ceil && (o - 1) * s >= in + p) --o;
-  return o;
-}
-// Input positions of output o on one axis.
-std::vector<int64_t> ref_taps(bool adaptive, int64_t o, int64_t in, int64_t out, int64_t k,
-                              int64_t s, int64_t p, int64_t d) {
-  std::vector<int64_t> t;
-  if (adaptive) {
-    int64_t b = 0;
-    while ((b + 1) * out <= o * in) ++b;                              // floor(o*in/out)
-    for (int64_t i = b; i * out < (o + 1) * in; ++i) t.push_back(i);  // up to ceil
-    return t;
-  }
-  for (int64_t m = 0; m < k; ++m) {
-    const int64_t i = o * s - p + m * d;
-    if (i >= 0 && i < in) t.push_back(i);
-  }
-  return t;
-}
-
-struct Case {
-  int64_t n = 1, c = 1, in[3] = {1, 1, 1};
-  int64_t k[3] = {1, 1, 1}, s[3] = {1, 1, 1}, p[3] = {0, 0, 0}, d[3] = {1, 1, 1};
-  bool ceil = false, adaptive = false;
-  int64_t osize[3] = {1, 1, 1};  // adaptive output size
-  aclDataType dt = ACL_FLOAT, idt = ACL_INT64;
-  bool rank4 = false, cl = false, strided = false;
-  int threads = 0;
-  int64_t out(int a) const {
-    return adaptive ? osize[a] : ref_out(in[a], k[a], s[a], p[a], d[a], ceil);
-  }
-};
-
-std::vector<int64_t> dims(const Case &k, const int64_t sp[3]) {
-  std::vector<int64_t> v = k.cl ? std::vector<int64_t>{sp[0], sp[1], sp[2], k.c}
-                                : std::vector<int64_t>{k.c, sp[0], sp[1], sp[2]};
-  if (!k.rank4) v.insert(v.begin(), k.n);
-  return v;
-}
-// View position of logical (n, c, z, y, x) in a tensor of spatial sizes sp.
-int64_t vpos(const Case &k, const int64_t sp[3], int64_t n, int64_t c, int64_t z, int64_t y,
-             int64_t x) {
-  const int64_t inner =
-      k.cl ? ((z * sp[1] + y) * sp[2] + x) * k.c + c : ((c * sp[0] + z) * sp[1] + y) * sp[2] + x;
-  return k.rank4 ? inner : n * k.c * sp[0] * sp[1] * sp[2] + inner;
-}
-
-HostTensor make(const Case &k, std::vector<int64_t> d, aclDataType dt, std::mt19937 &rng) {
-  const aclFormat f = k.cl ? ACL_FORMAT_NDHWC : ACL_FORMAT_NCDHW;
-  if (!k.strided) return HostTensor(d, dt, f);
-  std::vector<int> perm(d.size());
-  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int>(perm.size() - 1 - i);
-  return make_strided(d, perm, static_cast<int64_t>(rng() % 3), 1, dt, f);
-}
-
-aclnnStatus forward(const Case &k, HostTensor &x, HostTensor &out, HostTensor &idx) {
-  uint64_t ws;
-  aclOpExecutor *ex;
-  aclnnStatus st;
-  if (k.adaptive) {
-    IntArray os({k.osize[0], k.osize[1], k.osize[2]});
-    st = aclnnAdaptiveMaxPool3dGetWorkspaceSize(x.t(), os, out.t(), idx.t(), &ws, &ex);
-    if (st) return st;
-    return aclnnAdaptiveMaxPool3d(workspace(ws), ws, ex, nullptr);
-  }
-  IntArray ks({k.k[0], k.k[1], k.k[2]}), ss({k.s[0], k.s[1], k.s[2]}), ps({k.p[0], k.p[1], k.p[2]}),
-      ds({k.d[0], k.d[1], k.d[2]});
-  st = aclnnMaxPool3dWithArgmaxGetWorkspaceSize(x.t(), ks, ss, ps, ds, k.ceil, out.t(), idx.t(),
-                                                &ws, &ex);
-  if (st) return st;
-  return aclnnMaxPool3dWithArgmax(workspace(ws), ws, ex, nullptr);
-}
-
-aclnnStatus backward(const Case &k, HostTensor &gy, HostTensor &x, HostTensor &idx,
-                     HostTensor &gx) {
-  uint64_t ws;
-  aclOpExecutor *ex;
-  aclnnStatus st;
-  if (k.adaptive) {
-    st = aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), gx.t(), &ws, &ex);
-    if (st) return st;
-    return aclnnAdaptiveMaxPool3dBackward(workspace(ws), ws, ex, nullptr);
-  }
-  IntArray ks({k.k[0], k.k[1], k.k[2]}), ss({k.s[0], k.s[1], k.s[2]}), ps({k.p[0], k.p[1], k.p[2]}),
-      ds({k.d[0], k.d[1], k.d[2]});
-  st = aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), ks, ss, ps, ds,
-                                                        k.ceil, gx.t(), &ws, &ex);
-  if (st) return st;
-  return aclnnMaxPool3dWithArgmaxBackward(workspace(ws), ws, ex, nullptr);
-}
-
-void run_case(const Case &k, std::mt19937 &rng) {
-  SCOPED_TRACE(testing::Message() << "N=" << k.n << " C=" << k.c << " in=" << k.in[0] << "x"
-                                  << k.in[1] << "x" << k.in[2] << " adaptive=" << k.adaptive
-                                  << " k=" << k.k[0] << k.k[1] << k.k[2] << " s=" << k.s[0]
-                                  << k.s[1] << k.s[2] << " p=" << k.p[0] << k.p[1] << k.p[2]
-                                  << " d=" << k.d[0] << k.d[1] << k.d[2] << " ceil=" << k.ceil
-                                  << " out=" << k.out(0) << "x" << k.out(1) << "x" << k.out(2)
-                                  << " dt=" << k.dt << " idt=" << k.idt << " rank4=" << k.rank4
-                                  << " cl=" << k.cl << " strided=" << k.strided
-                                  << " threads=" << k.threads);
-  const int before = poolgradGetNumThreads();
-  if (k.threads) poolgradSetNumThreads(k.threads);
-  const int64_t o[3] = {k.out(0), k.out(1), k.out(2)};
-  const int64_t vols = k.n * k.c, vin = k.in[0] * k.in[1] * k.in[2], vout = o[0] * o[1] * o[2];
-  HostTensor x = make(k, dims(k, k.in), k.dt, rng), out = make(k, dims(k, o), k.dt, rng),
-             idx = make(k, dims(k, o), k.idt, rng);
-  std::vector<float> xd(vols * vin);
-  std::uniform_int_distribution<int> v(-4, 4);
-  for (int64_t vo = 0; vo < vols; ++vo)
-    for (int64_t i = 0; i < vin; ++i) {
-      const float val = rng() % 50 == 0 ? NAN : round_to(k.dt, static_cast<float>(v(rng)) / 2);
-      xd[vo * vin + i] = val;
-      x.set(vpos(k, k.in, vo / k.c, vo % k.c, i / (k.in[1] * k.in[2]), i / k.in[2] % k.in[1],
-                 i % k.in[2]),
-            val);
-    }
-  ASSERT_EQ(forward(k, x, out, idx), ACLNN_SUCCESS) << last_msg();
-  std::vector<int64_t> ridx(vols * vout);
-  for (int64_t vo = 0; vo < vols; ++vo)
-    for (int64_t i = 0; i < vout; ++i) {
-      const int64_t oz = i / (o[1] * o[2]), oy = i / o[2] % o[1], ox = i % o[2];
-      std::vector<int64_t> t[3];
-      const int64_t oc[3] = {oz, oy, ox};
-      for (int a = 0; a < 3; ++a)
-        t[a] = ref_taps(k.adaptive, oc[a], k.in[a], o[a], k.k[a], k.s[a], k.p[a], k.d[a]);
-      float best = -INFINITY;
-      int64_t bi = -1;
-      for (int64_t z : t[0])
-        for (int64_t y : t[1])
-          for (int64_t x0 : t[2]) {
-            const int64_t f = (z * k.in[1] + y) * k.in[2] + x0;
-            const float val = xd[vo * vin + f];
-            // PyTorch's rule: the first tap starts, a larger value or a NaN replaces.
-            if (bi < 0 || val > best || std::isnan(val)) best = val, bi = f;
-          }
-      const int64_t vp = vpos(k, o, vo / k.c, vo % k.c, oz, oy, ox);
-      const float got = out.get(vp);
-      ASSERT_TRUE((std::isnan(best) && std::isnan(got)) || best == got)
-          << "volume " << vo << " out " << i << " want " << best << " got " << got;
-      ASSERT_EQ(idx.get_int(vp), bi) << "volume " << vo << " out " << i;
-      ridx[vo * vout + i] = bi;
-    }
-  EXPECT_TRUE(out.outside_view_untouched());
-  EXPECT_TRUE(idx.outside_view_untouched());
-  // Backward: the scatter-sum at the forward's indices, in (od, oh, ow) order, float32.
-  HostTensor gy = make(k, dims(k, o), k.dt, rng), gx = make(k, dims(k, k.in), k.dt, rng);
-  std::vector<float> want(vols * vin, 0.0f);
-  std::normal_distribution<float> nd;
-  for (int64_t vo = 0; vo < vols; ++vo)
-    for (int64_t i = 0; i < vout; ++i) {
-      const float g = round_to(k.dt, nd(rng));
-      gy.set(vpos(k, o, vo / k.c, vo % k.c, i / (o[1] * o[2]), i / o[2] % o[1], i % o[2]), g);
-      if (ridx[vo * vout + i] >= 0) want[vo * vin + ridx[vo * vout + i]] += g;
-    }
-  ASSERT_EQ(backward(k, gy, x, idx, gx), ACLNN_SUCCESS) << last_msg();
-  for (int64_t vo = 0; vo < vols; ++vo)
-    for (int64_t i = 0; i < vin; ++i) {
-      const float got = gx.get(vpos(k, k.in, vo / k.c, vo % k.c, i / (k.in[1] * k.in[2]),
-                                    i / k.in[2] % k.in[1], i % k.in[2]));
-      const float w = round_to(k.dt, want[vo * vin + i]);
-      ASSERT_TRUE((std::isnan(w) && std::isnan(got)) || w == got)
-          << "gradInput volume " << vo << " pos " << i << " want " << w << " got " << got;
-    }
-  EXPECT_TRUE(gx.outside_view_untouched());
-  poolgradSetNumThreads(before);
-}
-
-int64_t rnd(std::mt19937 &rng, int64_t lo, int64_t hi) {
-  return lo + static_cast<int64_t>(rng() % static_cast<uint32_t>(hi - lo + 1));
-}
-
-Case random_case(std::mt19937 &rng, bool adaptive) {
-  const aclDataType dts[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-  Case k;
-  k.adaptive = adaptive;
-  k.n = rnd(rng, 0, 2) == 0 && rng() % 4 == 0 ? 0 : rnd(rng, 1, 2);
-  k.c = rnd(rng, 1, 4);
-  for (int a = 0; a < 3; ++a) {
-    k.in[a] = rnd(rng, 1, 9);
-    if (adaptive) {
-      k.osize[a] = rnd(rng, 1, 6);
-      continue;
-    }
-    k.k[a] = rnd(rng, 1, 4);
-    k.s[a] = rnd(rng, 1, 3);
-    k.p[a] = rnd(rng, 0, k.k[a] / 2);
-    k.d[a] = rng() % 4 == 0 ? 2 : 1;
-  }
-  k.ceil = !adaptive && rng() % 2;
-  if (!adaptive)  // grow the input until every axis has an output
-    for (int a = 0; a < 3; ++a)
-      while (ref_out(k.in[a], k.k[a], k.s[a], k.p[a], k.d[a], k.ceil) <= 0) ++k.in[a];
-  k.dt = dts[rng() % 3];
-  k.idt = rng() % 2 ? ACL_INT32 : ACL_INT64;
-  k.rank4 = rng() % 4 == 0;
-  if (k.rank4) k.n = 1;
-  k.cl = !adaptive && rng() % 3 == 0;
-  k.strided = rng() % 3 == 0;
-  k.threads = 1 + static_cast<int>(rng() % 3);
-  return k;
-}
-
 TEST(MaxPool3d, RandomAgainstNaiveReference) {
-  std::mt19937 rng(3);
-  Case video;  // the benchmark's shape, smaller: k3 s2 p1
-  video.n = 2, video.c = 3, video.in[0] = 6, video.in[1] = 11, video.in[2] = 12;
-  for (int a = 0; a < 3; ++a) video.k[a] = 3, video.s[a] = 2, video.p[a] = 1;
-  run_case(video, rng);
-  Case empty_windows = video;  // dilation 4 with padding 1: windows with no input element
-  for (int a = 0; a < 3; ++a)
-    empty_windows.k[a] = 2, empty_windows.d[a] = 5, empty_windows.in[a] = 5;
-  empty_windows.s[2] = 1;
-  run_case(empty_windows, rng);
-  Case ceil = video;
-  ceil.ceil = true, ceil.in[2] = 10;
-  run_case(ceil, rng);
+  // The benchmark's shape, smaller (k3 s2 p1); dilation 5 with padding 1 (each window's second
+  // tap past the input); ceil mode with an extra window.
+  VolumeTester().batch(2).channels(3).input(6, 11, 12).kernel(3).stride(2).padding(1).test();
+  VolumeTester()
+      .batch(2)
+      .channels(3)
+      .input(5, 5, 5)
+      .kernel(2)
+      .stride(2)
+      .padding(1)
+      .dilation(5)
+      .seed(2)
+      .test();
+  VolumeTester()
+      .batch(2)
+      .channels(3)
+      .input(6, 11, 10)
+      .kernel(3)
+      .stride(2)
+      .padding(1)
+      .ceil(true)
+      .seed(3)
+      .test();
   if (HasFatalFailure()) return;
+  std::mt19937 rng(3);
   for (int i = 0; i < 250; ++i) {
-    run_case(random_case(rng, false), rng);
+    VolumeTester(random_volume_case(rng, VolumeOp::MaxPool3d)).seed(rng()).test();
     if (HasFatalFailure()) return;
   }
 }
 
 TEST(AdaptiveMaxPool3d, RandomAgainstNaiveReference) {
-  std::mt19937 rng(33);
-  Case global;  // a global max pool (the 3-D CBAM / SE case) and 37 -> 7 overlapping bins
-  global.n = 2, global.c = 3, global.in[0] = 4, global.in[1] = 9, global.in[2] = 10;
-  global.adaptive = true;
-  run_case(global, rng);
-  Case overlap = global;
-  overlap.in[0] = 3, overlap.in[1] = 37, overlap.in[2] = 37;
-  overlap.osize[0] = 2, overlap.osize[1] = 7, overlap.osize[2] = 7;
-  run_case(overlap, rng);
+  // A global max pool (the 3-D CBAM / SE case) and 37 -> 7 overlapping bins.
+  VolumeTester(VolumeOp::AdaptiveMaxPool3d).batch(2).channels(3).input(4, 9, 10).test();
+  VolumeTester(VolumeOp::AdaptiveMaxPool3d)
+      .batch(2)
+      .channels(3)
+      .input(3, 37, 37)
+      .output(2, 7, 7)
+      .seed(2)
+      .test();
   if (HasFatalFailure()) return;
+  std::mt19937 rng(33);
   for (int i = 0; i < 200; ++i) {
-    run_case(random_case(rng, true), rng);
+    VolumeTester(random_volume_case(rng, VolumeOp::AdaptiveMaxPool3d)).seed(rng()).test();
     if (HasFatalFailure()) return;
   }
 }
