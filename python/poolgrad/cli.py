@@ -100,12 +100,12 @@ def golden(args) -> int:
     if args.op is None:
         raise CliError("golden needs an operator (or --suite CASES)")
     op = suite.OPERATORS[args.op]
-    options = [INPUT_OPTION[name] for name in op.inputs] + list(op.needs)
+    options = [INPUT_OPTION[name] for name in op.input_names] + list(op.needs)
     missing = [m for m in options if getattr(args, m) is None]
     if missing:
         raise CliError(f"{args.op} needs " + ", ".join("--" + m.replace("_", "-") for m in missing))
     os.makedirs(args.out_dir, exist_ok=True)
-    inputs = {name: load(getattr(args, INPUT_OPTION[name]))[0] for name in op.inputs}
+    inputs = {name: load(getattr(args, INPUT_OPTION[name]))[0] for name in op.input_names}
     outs = suite.run_operator(op.name, inputs, _attrs(args), args.product)
     for name, a in outs.items():
         path = suite.save_array(os.path.join(args.out_dir, name), np.asarray(a), args.out_format)

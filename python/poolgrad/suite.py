@@ -23,77 +23,18 @@ import json
 import math
 import os
 import stat
-from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 import poolgrad
 from . import standards
+from .operators import SPECS
 from .progress import Progress
 
 
-# ---- the operators ---------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Operator:
-    """One operator as the CLI and the suites see it: its array inputs and outputs by name, the
-    attributes it needs, and for a backward the forward whose index output feeds it."""
-    name: str
-    aclnn: str
-    inputs: tuple
-    outputs: tuple
-    needs: tuple
-    run: Callable
-    forward: str | None = None
-    index: str | None = None  # the forward's index output this backward consumes
-    a2_only: bool = False     # CANN documents it for Atlas A2/A3 only: default product Ascend910B
-
-
-def _pool(a):
-    return a["kernel"], a["stride"], a["padding"], a["dilation"], a["ceil_mode"]
-
-
-OPERATORS = {op.name: op for op in (
-    Operator("max-pool2d", "aclnnMaxPool2dWithIndices", ("x",), ("out", "indices"), ("kernel",),
-             lambda i, a: poolgrad.max_pool2d_with_indices(i["x"], *_pool(a), a["index_dtype"])),
-    Operator("max-pool2d-backward", "aclnnMaxPool2dWithIndicesBackward",
-             ("grad_output", "x", "indices"), ("grad_input",), ("kernel",),
-             lambda i, a: (poolgrad.max_pool2d_with_indices_backward(
-                 i["grad_output"], i["x"], i["indices"], *_pool(a)),), "max-pool2d", "indices"),
-    Operator("max-pool2d-mask", "aclnnMaxPool2dWithMask", ("x",), ("out", "mask"), ("kernel",),
-             lambda i, a: poolgrad.max_pool2d_with_mask(i["x"], *_pool(a)), a2_only=True),
-    Operator("max-pool2d-mask-backward", "aclnnMaxPool2dWithMaskBackward",
-             ("grad_output", "x", "mask"), ("grad_input",), ("kernel",),
-             lambda i, a: (poolgrad.max_pool2d_with_mask_backward(
-                 i["grad_output"], i["x"], i["mask"], *_pool(a)),), "max-pool2d-mask", "mask", True),
-    Operator("adaptive-max-pool2d", "aclnnAdaptiveMaxPool2d", ("x",), ("out", "indices"),
-             ("output_size",), lambda i, a: poolgrad.adaptive_max_pool2d(i["x"], a["output_size"])),
-    Operator("adaptive-max-pool2d-backward", "aclnnAdaptiveMaxPool2dBackward",
-             ("grad_output", "x", "indices"), ("grad_input",), (),
-             lambda i, a: (poolgrad.adaptive_max_pool2d_backward(i["grad_output"], i["x"], i["indices"]),),
-             "adaptive-max-pool2d", "indices"),
-    Operator("max-pool3d", "aclnnMaxPool3dWithArgmax", ("x",), ("out", "indices"), ("kernel",),
-             lambda i, a: poolgrad.max_pool3d_with_indices(i["x"], *_pool(a), a["index_dtype"])),
-    Operator("max-pool3d-backward", "aclnnMaxPool3dWithArgmaxBackward",
-             ("grad_output", "x", "indices"), ("grad_input",), ("kernel",),
-             lambda i, a: (poolgrad.max_pool3d_with_indices_backward(
-                 i["grad_output"], i["x"], i["indices"], *_pool(a)),), "max-pool3d", "indices"),
-    Operator("adaptive-max-pool3d", "aclnnAdaptiveMaxPool3d", ("x",), ("out", "indices"),
-             ("output_size",),
-             lambda i, a: poolgrad.adaptive_max_pool3d(i["x"], a["output_size"], a["index_dtype"])),
-    Operator("adaptive-max-pool3d-backward", "aclnnAdaptiveMaxPool3dBackward",
-             ("grad_output", "x", "indices"), ("grad_input",), (),
-             lambda i, a: (poolgrad.adaptive_max_pool3d_backward(i["grad_output"], i["x"], i["indices"]),),
-             "adaptive-max-pool3d", "indices"),
-    Operator("roi-pool", "aclnnRoiPoolingWithArgMax", ("x", "rois"), ("y", "argmax"), ("output_size",),
-             lambda i, a: poolgrad.roi_pool_with_argmax(i["x"], i["rois"], a["output_size"],
-                                                        a["spatial_scale"])),
-    Operator("roi-pool-backward", "aclnnRoiPoolingGradWithArgMax", ("grad_output", "rois", "argmax"),
-             ("grad_input",), ("input_shape",),
-             lambda i, a: (poolgrad.roi_pool_with_argmax_backward(
-                 i["grad_output"], i["rois"], i["argmax"], a["input_shape"], a["spatial_scale"]),),
-             "roi-pool", "argmax"),
-)}
+# ---- the operators: the descriptors of operators.json -----------------------------------------
+OPERATORS = SPECS
 
 DEFAULT_ATTRS = {"kernel": None, "stride": None, "padding": [0], "dilation": [1], "ceil_mode": False,
                  "index_dtype": "int64", "output_size": None, "spatial_scale": 1.0, "input_shape": None}
@@ -103,12 +44,15 @@ def run_operator(name: str, inputs: dict, attrs: dict, product: str | None = Non
     """Runs operator `name` on named arrays; returns its outputs by name. `product` (default:
     Ascend910B for the A2/A3-only operators, else the library's own) holds for this call only."""
     op = OPERATORS[name]
-    product = product or ("Ascend910B" if op.a2_only else None)
+    product = product or (op.products[0] if op.products != "all" else None)
     before = poolgrad.get_product()
     if product:
         poolgrad.set_product(product)
     try:
-        return dict(zip(op.outputs, op.run(inputs, {**DEFAULT_ATTRS, **attrs})))
+        a = {**DEFAULT_ATTRS, **attrs}
+        outs = getattr(poolgrad, op.function)(*(inputs[n] for n in op.input_names),
+                                              *(a[n] for n in op.attributes))
+        return dict(zip(op.output_names, outs if isinstance(outs, tuple) else (outs,)))
     finally:
         if product:
             poolgrad.set_product(before)
@@ -286,12 +230,12 @@ def make_inputs(case: dict) -> dict:
     op = OPERATORS[case["op"]]
     x = generate(case["shape"], case["dtype"], case["generator"], rng)
     inputs = {"x": x}
-    if "rois" in op.inputs or op.name == "roi-pool":
+    if "rois" in op.input_names or op.name == "roi-pool":
         inputs["rois"] = make_rois(case["shape"], case["rois"], case["spatial_scale"], case["dtype"], rng)
     if op.forward is None:
         return inputs
     fwd = run_operator(op.forward, inputs, attrs_of(case), case["product"])
-    first = fwd[OPERATORS[op.forward].outputs[0]]
+    first = fwd[OPERATORS[op.forward].output_names[0]]
     gy_gen = "normal" if case["generator"] in ("nan", "inf") else case["generator"]
     inputs["grad_output"] = generate(first.shape, case["dtype"], gy_gen, rng)
     if case["indices"] == "forward":
@@ -300,7 +244,7 @@ def make_inputs(case: dict) -> dict:
         if not os.path.exists(case["indices"]):
             raise CaseError(f"case {case['name']}: indices file {case['indices']} does not exist")
         inputs[op.index] = load_npy(case["indices"])
-    return {k: inputs[k] for k in op.inputs}
+    return {k: inputs[k] for k in op.input_names}
 
 
 def run_case(case: dict, inputs: dict) -> dict:

@@ -35,37 +35,19 @@ from __future__ import annotations
 import numpy as np
 
 from poolgrad import suite  # absolute: the kit runs this file by its path, outside the package
+from poolgrad.operators import BY_API
 
 PRODUCTS = ("Ascend950", "Ascend910B", "Ascend910_93")
 
-# Each API: poolgrad's operator and the GetWorkspaceSize parameters in the header's order.
 _POOL = ("kernelSize", "stride", "padding", "dilation", "ceilMode")
-_API = {
-    "aclnnMaxPool2dWithIndices": ("max-pool2d", ("self",) + _POOL + ("out", "indices")),
-    "aclnnMaxPool2dWithIndicesBackward": (
-        "max-pool2d-backward", ("gradOutput", "self", "indices") + _POOL + ("gradInput",)),
-    "aclnnMaxPool2dWithMask": ("max-pool2d-mask", ("self",) + _POOL + ("out", "indices")),
-    "aclnnMaxPool2dWithMaskBackward": (
-        "max-pool2d-mask-backward", ("gradOutput", "self", "indices") + _POOL + ("gradInput",)),
-    "aclnnAdaptiveMaxPool2d": ("adaptive-max-pool2d", ("self", "outputSize", "outputOut", "indicesOut")),
-    "aclnnAdaptiveMaxPool2dBackward": (
-        "adaptive-max-pool2d-backward", ("gradOutput", "self", "indices", "gradInput")),
-    "aclnnMaxPool3dWithArgmax": ("max-pool3d", ("self",) + _POOL + ("out", "indices")),
-    "aclnnMaxPool3dWithArgmaxBackward": (
-        "max-pool3d-backward", ("gradOutput", "self", "indices") + _POOL + ("gradInput",)),
-    "aclnnAdaptiveMaxPool3d": ("adaptive-max-pool3d", ("self", "outputSize", "outputOut", "indicesOut")),
-    "aclnnAdaptiveMaxPool3dBackward": (
-        "adaptive-max-pool3d-backward", ("gradOutput", "self", "indices", "gradInput")),
-    "aclnnRoiPoolingWithArgMax": (
-        "roi-pool", ("x", "rois", "pooled_h", "pooled_w", "spatial_scale_h", "spatial_scale_w", "y", "argmax")),
-    "aclnnRoiPoolingGradWithArgMax": (
-        "roi-pool-backward", ("gradOutput", "gradInputRef", "rois", "argmax", "pooledH", "pooledW", "spatialScale")),
-}
+# Each API's descriptor (operators.json): poolgrad's operator, the GetWorkspaceSize parameters in
+# the header's order, the C parameter of each input and output, and a backward's forward.
+_API = BY_API
 
 
 def _bind(api, args, kwargs):
     """The header's parameters by name: positional values first, then any the kit passed by name."""
-    names = _API[api][1]
+    names = _API[api].params
     a = dict(zip(names, args))
     for n in names[len(args):]:
         if n in kwargs:
@@ -91,32 +73,27 @@ def _pool_attrs(a):
 
 def _operator_call(api, a):
     """poolgrad's operator inputs and attributes for the bound header parameters."""
-    op = _API[api][0]
-    if api in ("aclnnMaxPool2dWithIndices", "aclnnMaxPool3dWithArgmax"):
-        return {"x": a["self"]}, {**_pool_attrs(a), "index_dtype": _dtype_name(a.get("indices"))}
-    if api == "aclnnMaxPool2dWithMask":
-        return {"x": a["self"]}, _pool_attrs(a)
-    if api in ("aclnnAdaptiveMaxPool2d", "aclnnAdaptiveMaxPool3d"):
-        return {"x": a["self"]}, {"output_size": list(a["outputSize"]),
-                                  "index_dtype": _dtype_name(a.get("indicesOut"))}
+    spec = _API[api]
+    inputs = {name: a[c] for name, c in spec.inputs}
     if api == "aclnnRoiPoolingWithArgMax":
-        return {"x": a["x"], "rois": a["rois"]}, {
-            "output_size": [int(a["pooled_h"]), int(a["pooled_w"])],
-            "spatial_scale": (float(a["spatial_scale_h"]), float(a["spatial_scale_w"]))}
+        return inputs, {"output_size": [int(a["pooled_h"]), int(a["pooled_w"])],
+                        "spatial_scale": (float(a["spatial_scale_h"]), float(a["spatial_scale_w"]))}
     if api == "aclnnRoiPoolingGradWithArgMax":
         # gradInputRef is the output (CANN overwrites it): only its shape is used.
-        return {"grad_output": a["gradOutput"], "rois": a["rois"], "argmax": a["argmax"]}, {
-            "input_shape": list(a["gradInputRef"].shape), "spatial_scale": float(a["spatialScale"])}
-    index_name = suite.OPERATORS[op].index  # a backward: "indices" or "mask"
-    attrs = _pool_attrs(a) if "kernelSize" in _API[api][1] else {}
-    return {"grad_output": a["gradOutput"], "x": a["self"], index_name: a["indices"]}, attrs
+        return inputs, {"input_shape": list(a["gradInputRef"].shape), "spatial_scale": float(a["spatialScale"])}
+    attrs = _pool_attrs(a) if "kernelSize" in spec.params else {}
+    if "outputSize" in spec.params:
+        attrs["output_size"] = list(a["outputSize"])
+    if "index_dtype" in spec.attributes:  # the dtype of the index output the kit allocated
+        attrs["index_dtype"] = _dtype_name(a.get(spec.c_name("indices")))
+    return inputs, attrs
 
 
 def _run(api, a, kwargs):
-    op = _API[api][0]
+    spec = _API[api]
     inputs, attrs = _operator_call(api, a)
-    outs = suite.run_operator(op, inputs, attrs, _product(kwargs))
-    return [outs[name] for name in suite.OPERATORS[op].outputs]
+    outs = suite.run_operator(spec.name, inputs, attrs, _product(kwargs))
+    return [outs[name] for name in spec.output_names]
 
 
 def _fill(target, values):
@@ -145,15 +122,6 @@ def _make_golden(api):
 
 
 # ---- customize_inputs: what the kit cannot draw at random, written into its tensors -----------
-_FORWARD_OF = {
-    "aclnnMaxPool2dWithIndicesBackward": "aclnnMaxPool2dWithIndices",
-    "aclnnMaxPool2dWithMaskBackward": "aclnnMaxPool2dWithMask",
-    "aclnnMaxPool3dWithArgmaxBackward": "aclnnMaxPool3dWithArgmax",
-    "aclnnAdaptiveMaxPool2dBackward": "aclnnAdaptiveMaxPool2d",
-    "aclnnAdaptiveMaxPool3dBackward": "aclnnAdaptiveMaxPool3d",
-}
-
-
 def _rois_for(rois, feature_shape, scale_h, scale_w):
     """Valid rows (batch index in [0, N), a box inside the image) for the kit's random ones."""
     return suite.make_rois(list(feature_shape), int(rois.shape[0]), (float(scale_h), float(scale_w)), "float32",
@@ -173,7 +141,7 @@ def _make_customize(api):
                    "spatial_scale_h": scale, "spatial_scale_w": scale, "argmax": a["argmax"]}
             _fill(a["argmax"], _run("aclnnRoiPoolingWithArgMax", fwd, kwargs)[1])
         else:  # a backward: the forward's index output on the same self
-            forward = _FORWARD_OF[api]
+            forward = suite.OPERATORS[_API[api].forward].aclnn
             fwd = {"self": a["self"], "indices": a["indices"], "indicesOut": a["indices"]}
             if "kernelSize" in a:
                 fwd.update({k: a[k] for k in _POOL})
@@ -213,20 +181,11 @@ def _spec(api):
     where the kit cannot draw the inputs at random."""
     golden, third_party = _make_golden(api)
     attrs = {"golden": staticmethod(golden), "third_party": {"torch": third_party}, "tolerance": _TOLERANCE}
-    if api in _FORWARD_OF or "Roi" in api:
+    if _API[api].forward or api == "aclnnRoiPoolingWithArgMax":
         attrs["customize_inputs"] = staticmethod(_make_customize(api))
     return type(__spec__[api], (), attrs)
 
 
-MaxPool2dWithIndicesTestSpec = _spec("aclnnMaxPool2dWithIndices")
-MaxPool2dWithIndicesBackwardTestSpec = _spec("aclnnMaxPool2dWithIndicesBackward")
-MaxPool2dWithMaskTestSpec = _spec("aclnnMaxPool2dWithMask")
-MaxPool2dWithMaskBackwardTestSpec = _spec("aclnnMaxPool2dWithMaskBackward")
-AdaptiveMaxPool2dTestSpec = _spec("aclnnAdaptiveMaxPool2d")
-AdaptiveMaxPool2dBackwardTestSpec = _spec("aclnnAdaptiveMaxPool2dBackward")
-MaxPool3dWithArgmaxTestSpec = _spec("aclnnMaxPool3dWithArgmax")
-MaxPool3dWithArgmaxBackwardTestSpec = _spec("aclnnMaxPool3dWithArgmaxBackward")
-AdaptiveMaxPool3dTestSpec = _spec("aclnnAdaptiveMaxPool3d")
-AdaptiveMaxPool3dBackwardTestSpec = _spec("aclnnAdaptiveMaxPool3dBackward")
-RoiPoolingWithArgMaxTestSpec = _spec("aclnnRoiPoolingWithArgMax")
-RoiPoolingGradWithArgMaxTestSpec = _spec("aclnnRoiPoolingGradWithArgMax")
+# The classes __spec__ names (the kit looks each up by that name).
+for _api, _cls in __spec__.items():
+    globals()[_cls] = _spec(_api)

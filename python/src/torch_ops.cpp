@@ -417,56 +417,23 @@ void refuse_device(const c10::OperatorHandle &op, c10::DispatchKeySet keys,
                           "; move the tensors with .cpu()");
 }
 
-const char *const kOps[] = {"max_pool2d_with_indices",
-                            "max_pool2d_with_indices_backward",
-                            "max_pool3d_with_indices",
-                            "max_pool3d_with_indices_backward",
-                            "max_pool2d_with_mask",
-                            "max_pool2d_with_mask_backward",
-                            "adaptive_max_pool2d",
-                            "adaptive_max_pool2d_backward",
-                            "adaptive_max_pool3d",
-                            "adaptive_max_pool3d_backward",
-                            "roi_pool",
-                            "_roi_pool_backward"};
-
-}  // namespace
-
-// The schemas of the operators they stand in for: ATen's max_pool2d_with_indices(_backward),
+// Every op's name and schema, from the operator descriptors (python/poolgrad/operators.json):
+// the schemas of the operators they stand in for: ATen's max_pool2d_with_indices(_backward),
 // max_pool3d_with_indices(_backward), adaptive_max_pool2d/3d(_backward); torchvision's roi_pool /
 // _roi_pool_backward; the Mask pair (no ATen twin) ATen's max-pool schema with the mask in place
 // of the indices.
+struct OpSchema {
+  const char *name, *schema;
+};
+const OpSchema kOps[] = {
+#include "torch_schemas.inc"
+};
+
+}  // namespace
+
 TORCH_LIBRARY(poolgrad, m) {
   m.set_python_module("poolgrad.ops");  // where the fakes are
-  m.def(
-      "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] "
-      "padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)");
-  m.def(
-      "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, "
-      "int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor");
-  m.def(
-      "max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] "
-      "padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)");
-  m.def(
-      "max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, "
-      "int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor");
-  m.def(
-      "max_pool2d_with_mask(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, "
-      "int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)");
-  m.def(
-      "max_pool2d_with_mask_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] "
-      "stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor mask) -> Tensor");
-  m.def("adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)");
-  m.def("adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor");
-  m.def("adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)");
-  m.def("adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor");
-  m.def(
-      "roi_pool(Tensor input, Tensor rois, float spatial_scale, SymInt pooled_height, SymInt "
-      "pooled_width) -> (Tensor, Tensor)");
-  m.def(
-      "_roi_pool_backward(Tensor grad, Tensor rois, Tensor argmax, float spatial_scale, SymInt "
-      "pooled_height, SymInt pooled_width, SymInt batch_size, SymInt channels, SymInt height, "
-      "SymInt width) -> Tensor");
+  for (const OpSchema &op : kOps) m.def(op.schema);
 }
 
 TORCH_LIBRARY_IMPL(poolgrad, CPU, m) {
@@ -485,6 +452,6 @@ TORCH_LIBRARY_IMPL(poolgrad, CPU, m) {
 }
 
 TORCH_LIBRARY_IMPL(poolgrad, CompositeExplicitAutograd, m) {
-  for (const char *op : kOps)
-    m.impl(op, torch::CppFunction::makeFromBoxedFunction<&refuse_device>());
+  for (const OpSchema &op : kOps)
+    m.impl(op.name, torch::CppFunction::makeFromBoxedFunction<&refuse_device>());
 }
