@@ -32,13 +32,17 @@ else()
     string(APPEND _schemas "{\"${_name}\", \"${_schema}\"},\n")
   endforeach()
   file(CONFIGURE OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/torch_schemas.inc CONTENT "${_schemas}")
-  add_library(_torch_ops MODULE python/src/torch_ops.cpp python/src/torch_autograd.cpp)
+  add_library(_torch_ops MODULE python/src/torch_ops.cpp python/src/torch_autograd.cpp
+    python/src/torch_fast.cpp)
   target_include_directories(_torch_ops SYSTEM PRIVATE
     ${_torch_dir}/include ${_torch_dir}/include/torch/csrc/api/include)
   target_include_directories(_torch_ops PRIVATE python/src ${CMAKE_CURRENT_BINARY_DIR})
   target_compile_definitions(_torch_ops PRIVATE _GLIBCXX_USE_CXX11_ABI=${_torch_abi})
   target_compile_options(_torch_ops PRIVATE -Wall -Wextra)
-  target_link_libraries(_torch_ops PRIVATE poolgrad ${_torch_dir}/lib/libc10.so ${_torch_dir}/lib/libtorch_cpu.so)
+  # torch_fast.cpp is also a Python module: Python's headers and torch's Python bindings.
+  target_include_directories(_torch_ops SYSTEM PRIVATE ${Python_INCLUDE_DIRS})
+  target_link_libraries(_torch_ops PRIVATE poolgrad ${_torch_dir}/lib/libc10.so ${_torch_dir}/lib/libtorch_cpu.so
+    ${_torch_dir}/lib/libtorch_python.so)
   # torch's headers need C++20; the rest of poolgrad stays C++17.
   set_target_properties(_torch_ops PROPERTIES PREFIX "" CXX_STANDARD 20 CXX_VISIBILITY_PRESET hidden
     INSTALL_RPATH "$ORIGIN;$ORIGIN/../torch/lib")

@@ -39,6 +39,9 @@ def _load():
 
 _load()
 ops = torch.ops.poolgrad
+# The same library as a Python module: the eager fast path of poolgrad.torch's pooling functions
+# (python/src/torch_fast.cpp), the dispatcher call without the op's boxed argument parsing.
+from . import _torch_ops as fast  # noqa: E402
 
 
 # ---- fake (meta) implementations: shapes and dtypes ----------------------------------------------------

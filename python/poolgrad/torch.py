@@ -19,20 +19,20 @@ Size = Union[int, Sequence[int]]
 Pooled = Union[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]
 
 from . import PoolgradError
-from .ops import ops
+from .ops import fast, ops
 
 _is_compiling = torch.compiler.is_compiling
+_function_mode = torch._C._is_torch_function_mode_enabled
 
 
-def _eager(packet):
-    """The op's dispatcher binding without OpOverloadPacket's Python __call__ (a third of a
-    microsecond a call; the binding itself handles __torch_function__ and dispatch modes).
-    torch.compile's tracer knows the packet, not the binding: under it the packet is called."""
-    return getattr(packet.default, "_op", packet)
+def _plain(x) -> bool:
+    """Whether a call on x may take the fast path (ops.fast): a plain tensor (a subclass may
+    override torch functions), no torch function mode, not under torch.compile's tracer (which
+    knows the ops, not the fast path)."""
+    return type(x) is torch.Tensor and not _function_mode() and not _is_compiling()
 
 
-_mp2, _mp2_eager = ops.max_pool2d_with_indices, _eager(ops.max_pool2d_with_indices)
-_mp3, _mp3_eager = ops.max_pool3d_with_indices, _eager(ops.max_pool3d_with_indices)
+_mp2, _mp3 = ops.max_pool2d_with_indices, ops.max_pool3d_with_indices
 
 
 def _poolgrad_error(e: ValueError):
@@ -53,10 +53,10 @@ def _run(op, *args):
         raise _poolgrad_error(e) from None
 
 
-def _pool(op, eager_op, x, kernel_size, stride, padding, dilation, ceil_mode):
-    if not _is_compiling():
-        op = eager_op
+def _pool(op, fast_op, x, kernel_size, stride, padding, dilation, ceil_mode):
     try:  # _run's job, inline: going through it costs a third of a microsecond on this hot path
+        if _plain(x):
+            return fast_op(x, _attr(kernel_size), _attr(stride), _attr(padding), _attr(dilation), ceil_mode)
         if stride is None and padding == 0 and dilation == 1 and not ceil_mode:
             return op(x, _attr(kernel_size))  # the schema's defaults: each argument passed costs 0.2 us
         return op(x, _attr(kernel_size), _attr(stride), _attr(padding), _attr(dilation), ceil_mode)
@@ -89,7 +89,8 @@ def max_pool2d(x: torch.Tensor, kernel_size: Size, stride: Optional[Size] = None
     x: (N, C, H, W) or (C, H, W), float32, float16 or bfloat16, CPU; the output (and int64 indices
     with return_indices) keep x's memory format. Raises PoolgradError for what the operator refuses.
     Example: ``poolgrad.torch.max_pool2d(torch.randn(1, 64, 112, 112), 3, 2, 1)``."""
-    out, idx = _pool(_mp2, _mp2_eager, x, kernel_size, stride, padding, dilation, ceil_mode)
+    out, idx = _pool(_mp2, fast.max_pool2d_with_indices, x, kernel_size, stride, padding, dilation,
+                     ceil_mode)
     return (out, idx) if return_indices else out
 
 
@@ -104,7 +105,8 @@ def max_pool3d(x: torch.Tensor, kernel_size: Size, stride: Optional[Size] = None
 
     x: (N, C, D, H, W) or (C, D, H, W), float32, float16 or bfloat16, CPU. Raises PoolgradError for
     what the operator refuses. Example: ``poolgrad.torch.max_pool3d(torch.randn(1, 8, 4, 16, 16), 2)``."""
-    out, idx = _pool(_mp3, _mp3_eager, x, kernel_size, stride, padding, dilation, ceil_mode)
+    out, idx = _pool(_mp3, fast.max_pool3d_with_indices, x, kernel_size, stride, padding, dilation,
+                     ceil_mode)
     return (out, idx) if return_indices else out
 
 
@@ -126,18 +128,20 @@ class MaxPool2d(_Named, torch.nn.MaxPool2d):
 
     Example: ``poolgrad.torch.MaxPool2d(3, 2, 1)(torch.randn(1, 64, 112, 112))``."""
 
-    def forward(self, x):
-        return max_pool2d(x, self.kernel_size, _stride_arg(self), self.padding, self.dilation,
-                          self.ceil_mode, self.return_indices)
+    def forward(self, x):  # max_pool2d's body: a Python call less a call
+        out, idx = _pool(_mp2, fast.max_pool2d_with_indices, x, self.kernel_size, _stride_arg(self),
+                         self.padding, self.dilation, self.ceil_mode)
+        return (out, idx) if self.return_indices else out
 
 
 class MaxPool3d(_Named, torch.nn.MaxPool3d):
     """torch.nn.MaxPool3d computed by poolgrad (an all-padding window's index is -1: see
     max_pool3d)."""
 
-    def forward(self, x):
-        return max_pool3d(x, self.kernel_size, _stride_arg(self), self.padding, self.dilation,
-                          self.ceil_mode, self.return_indices)
+    def forward(self, x):  # max_pool3d's body: a Python call less a call
+        out, idx = _pool(_mp3, fast.max_pool3d_with_indices, x, self.kernel_size, _stride_arg(self),
+                         self.padding, self.dilation, self.ceil_mode)
+        return (out, idx) if self.return_indices else out
 
 
 def _adaptive_size(x, output_size, dims):
@@ -154,7 +158,8 @@ def adaptive_max_pool2d(x: torch.Tensor, output_size: Union[int, Sequence[Option
     x: (N, C, H, W) or (C, H, W), float32, float16 or bfloat16, CPU; output_size an int or (Hout,
     Wout), None keeping x's size. Raises PoolgradError for what the operator refuses. Example:
     ``poolgrad.torch.adaptive_max_pool2d(torch.randn(2, 256, 40, 40), 1)``."""
-    out, idx = _run(ops.adaptive_max_pool2d, x, _adaptive_size(x, output_size, 2))
+    op = fast.adaptive_max_pool2d if _plain(x) else ops.adaptive_max_pool2d
+    out, idx = _run(op, x, _adaptive_size(x, output_size, 2))
     return (out, idx) if return_indices else out
 
 
@@ -165,7 +170,8 @@ def adaptive_max_pool3d(x: torch.Tensor, output_size: Union[int, Sequence[Option
     x: (N, C, D, H, W) or (C, D, H, W), float32, float16 or bfloat16, CPU; output_size an int or
     (Dout, Hout, Wout). Raises PoolgradError for what the operator refuses. Example:
     ``poolgrad.torch.adaptive_max_pool3d(torch.randn(1, 8, 4, 16, 16), (2, 4, 4))``."""
-    out, idx = _run(ops.adaptive_max_pool3d, x, _adaptive_size(x, output_size, 3))
+    op = fast.adaptive_max_pool3d if _plain(x) else ops.adaptive_max_pool3d
+    out, idx = _run(op, x, _adaptive_size(x, output_size, 3))
     return (out, idx) if return_indices else out
 
 

@@ -10,11 +10,11 @@
 
 struct aclTensor {
   poolgrad::View view;
-  std::vector<int64_t> storage_dims;
+  poolgrad::SmallInts storage_dims;
 };
 
 struct aclIntArray {
-  std::vector<int64_t> values;
+  poolgrad::SmallInts values;
 };
 struct aclFloatArray {
   std::vector<float> values;

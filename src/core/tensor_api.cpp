@@ -71,7 +71,7 @@ bool describe(const char *api, aclTensor *t, const int64_t *viewDims, uint64_t v
     }
     if (__builtin_mul_overflow(storage, storageDims[i], &storage)) {
       set_error("%s: the storage element count %s overflows int64", api,
-                dims_str(std::vector<int64_t>(storageDims, storageDims + storageDimsNum)).c_str());
+                dims_str(SmallInts(storageDims, storageDimsNum)).c_str());
       return false;
     }
   }
@@ -84,7 +84,7 @@ bool describe(const char *api, aclTensor *t, const int64_t *viewDims, uint64_t v
     if (viewDims[i] <= 0) empty = true;
     if (__builtin_mul_overflow(count, viewDims[i], &count)) {
       set_error("%s: the view element count of %s overflows int64", api,
-                dims_str(std::vector<int64_t>(viewDims, viewDims + viewDimsNum)).c_str());
+                dims_str(SmallInts(viewDims, viewDimsNum)).c_str());
       return false;
     }
   }
@@ -113,10 +113,9 @@ bool describe(const char *api, aclTensor *t, const int64_t *viewDims, uint64_t v
     if (lo < 0 || hi >= storage) {
       set_error("%s: the view (dims %s, strides %s, offset %" PRId64 ") reaches elements [%" PRId64
                 ", %" PRId64 "], outside the storage of %" PRId64 " elements (storageDims %s)",
-                api, dims_str(std::vector<int64_t>(viewDims, viewDims + viewDimsNum)).c_str(),
-                dims_str(std::vector<int64_t>(stride, stride + viewDimsNum)).c_str(), offset, lo,
-                hi, storage,
-                dims_str(std::vector<int64_t>(storageDims, storageDims + storageDimsNum)).c_str());
+                api, dims_str(SmallInts(viewDims, viewDimsNum)).c_str(),
+                dims_str(SmallInts(stride, viewDimsNum)).c_str(), offset, lo, hi, storage,
+                dims_str(SmallInts(storageDims, storageDimsNum)).c_str());
       return false;
     }
   }
@@ -211,8 +210,7 @@ aclnnStatus aclDestroyBoolArray(const aclBoolArray *array) {
   return ACLNN_SUCCESS;
 }
 
-static aclnnStatus copy_out(const char *api, const std::vector<int64_t> &v, int64_t **out,
-                            uint64_t *num) {
+static aclnnStatus copy_out(const char *api, const SmallInts &v, int64_t **out, uint64_t *num) {
   if (!out || !num)
     return fail(ACLNN_ERR_PARAM_NULLPTR, "%s: output pointers must not be null", api);
   *out = new int64_t[v.empty() ? 1 : v.size()];

@@ -65,7 +65,7 @@ Strided5 as_volume(const Strided4 &t) {
   return v;
 }
 
-std::string dims_str(const std::vector<int64_t> &d) {
+std::string dims_str(const SmallInts &d) {
   std::string s = "[";
   for (size_t i = 0; i < d.size(); ++i) {
     if (i) s += ",";

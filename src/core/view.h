@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "aclnn/aclnn_base.h"
+#include "small_ints.h"
 
 namespace poolgrad {
 
@@ -23,8 +24,8 @@ struct View {
   aclFormat format = ACL_FORMAT_UNDEFINED;
   Device device = Device::kHost;
   int64_t offset = 0;  // elements
-  std::vector<int64_t> dims;
-  std::vector<int64_t> strides;
+  SmallInts dims;
+  SmallInts strides;
   int64_t numel() const;
   int rank() const { return static_cast<int>(dims.size()); }
 };
@@ -51,7 +52,7 @@ Strided5 to_ncdhw(const View &v, bool channels_last);
 // A 2-D (N, C, H, W) view as a volume of depth 1.
 Strided5 as_volume(const Strided4 &t);
 
-std::string dims_str(const std::vector<int64_t> &d);
+std::string dims_str(const SmallInts &d);
 // True when no two elements of the view can share storage (a sufficient test).
 bool view_is_non_overlapping(const View &v);
 

@@ -24,7 +24,7 @@ struct Geometry {
   int rank = 4;
   int64_t n = 1, c = 0, h = 0, w = 0, ho = 0, wo = 0;
   PoolAttrs a;
-  std::vector<int64_t> out_dims;
+  SmallInts out_dims;
   MaxPoolParams params(aclDataType dt, aclDataType idt) const;
 };
 aclnnStatus geometry(const char *api, const aclTensor *self, const aclIntArray *kernel,

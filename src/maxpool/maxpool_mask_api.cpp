@@ -20,8 +20,8 @@ const char *const kFwd = "aclnnMaxPool2dWithMask";
 const char *const kBwd = "aclnnMaxPool2dWithMaskBackward";
 
 // The mask's shape for the call (rank 3 input: without N).
-std::vector<int64_t> mask_dims(const Geometry &g) {
-  std::vector<int64_t> d = {g.c, g.a.kh * g.a.kw, mask_row_bytes(g.ho, g.wo)};
+SmallInts mask_dims(const Geometry &g) {
+  SmallInts d = {g.c, g.a.kh * g.a.kw, mask_row_bytes(g.ho, g.wo)};
   if (g.rank == 4) d.insert(d.begin(), g.n);
   return d;
 }

@@ -7,7 +7,7 @@
 
 namespace poolgrad {
 
-static aclnnStatus read_pair(const char *api, const char *name, const std::vector<int64_t> &v,
+static aclnnStatus read_pair(const char *api, const char *name, const SmallInts &v,
                              bool allow_empty, int64_t dflt_h, int64_t dflt_w, int64_t *h,
                              int64_t *w) {
   if (v.size() == 0 && allow_empty) {
@@ -23,10 +23,9 @@ static aclnnStatus read_pair(const char *api, const char *name, const std::vecto
   return ACLNN_SUCCESS;
 }
 
-aclnnStatus parse_pool_attrs(const char *api, const std::vector<int64_t> &kernel,
-                             const std::vector<int64_t> &stride,
-                             const std::vector<int64_t> &padding,
-                             const std::vector<int64_t> &dilation, bool ceil, PoolAttrs *a) {
+aclnnStatus parse_pool_attrs(const char *api, const SmallInts &kernel, const SmallInts &stride,
+                             const SmallInts &padding, const SmallInts &dilation, bool ceil,
+                             PoolAttrs *a) {
   aclnnStatus st;
   if ((st = read_pair(api, "kernelSize", kernel, false, 0, 0, &a->kh, &a->kw))) return st;
   for (size_t i = 0; i < kernel.size(); ++i)

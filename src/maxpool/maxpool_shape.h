@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
+#include "../core/small_ints.h"
 #include "../pooling/pool_window.h"
 #include "aclnn/aclnn_base.h"
 
@@ -13,9 +13,8 @@ namespace poolgrad {
 
 // Checks lengths and values of the attribute arrays (spec rules) and fills attrs.
 // Returns ACLNN_SUCCESS or 161002 with a message that names api and the parameter.
-aclnnStatus parse_pool_attrs(const char *api, const std::vector<int64_t> &kernel,
-                             const std::vector<int64_t> &stride,
-                             const std::vector<int64_t> &padding,
-                             const std::vector<int64_t> &dilation, bool ceil, PoolAttrs *attrs);
+aclnnStatus parse_pool_attrs(const char *api, const SmallInts &kernel, const SmallInts &stride,
+                             const SmallInts &padding, const SmallInts &dilation, bool ceil,
+                             PoolAttrs *attrs);
 
 }  // namespace poolgrad

@@ -46,7 +46,7 @@ aclnnStatus check_formats(const char *api, std::initializer_list<Named> same_for
 }
 
 aclnnStatus check_same_shape(const char *api, const char *name, const aclTensor *t,
-                             const std::vector<int64_t> &want, const char *what) {
+                             const SmallInts &want, const char *what) {
   if (t->view.dims != want)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s shape must be %s (%s), but got %s", api, name,
                 dims_str(want).c_str(), what, dims_str(t->view.dims).c_str());

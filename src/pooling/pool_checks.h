@@ -23,6 +23,6 @@ aclnnStatus check_dtype_as_self(const char *api, const char *name, const aclTens
 aclnnStatus check_formats(const char *api, std::initializer_list<Named> same_format,
                           std::initializer_list<Named> all);
 aclnnStatus check_same_shape(const char *api, const char *name, const aclTensor *t,
-                             const std::vector<int64_t> &want, const char *what);
+                             const SmallInts &want, const char *what);
 
 }  // namespace poolgrad

@@ -42,7 +42,7 @@ aclnnStatus check_roi_forward(const char *api, const aclTensor *x, const aclTens
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: rois must have shape (R, 5), but got %s", api,
                 dims_str(rois->view.dims).c_str());
   const int64_t R = rois->view.dims[0];
-  const std::vector<int64_t> want = {R, x->view.dims[1], pooled_h, pooled_w};
+  const SmallInts want = {R, x->view.dims[1], pooled_h, pooled_w};
   if (y->view.dims != want)
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "%s: y shape must be (R, C, pooled_h, pooled_w) = %s, but got %s", api,

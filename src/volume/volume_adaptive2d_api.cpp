@@ -76,7 +76,7 @@ aclnnStatus aclnnAdaptiveMaxPool2dGetWorkspaceSize(const aclTensor *self,
   st = check_same_shape(api, "indicesOut", indicesOut, outputOut->view.dims,
                         "the shape of outputOut");
   if (st) return st;
-  const std::vector<int64_t> &os = outputSize->values;
+  const SmallInts &os = outputSize->values;
   if (os.size() != 2)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: outputSize must have length 2, but got length %zu",
                 api, os.size());

@@ -21,7 +21,7 @@ const char *const kBwd = "aclnnAdaptiveMaxPool3dBackward";
 // for all three) or 0 (self's sizes); every size >= 1.
 aclnnStatus output_size(const char *api, const aclIntArray *size, const VolumeGeometry &g,
                         int64_t out[3]) {
-  const std::vector<int64_t> &v = size->values;
+  const SmallInts &v = size->values;
   const bool short_ok = volume_rules().adaptive_short_size;
   if (!(v.size() == 3 || (short_ok && v.size() <= 1)))
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: outputSize must have length %s on %s, but got %zu",

@@ -22,8 +22,7 @@ VolumeParams VolumeGeometry::params(aclDataType dt, aclDataType idt) const {
   return p;
 }
 
-void VolumeGeometry::set_out(int64_t od, int64_t oh, int64_t ow,
-                             const std::vector<int64_t> &self_dims) {
+void VolumeGeometry::set_out(int64_t od, int64_t oh, int64_t ow, const SmallInts &self_dims) {
   ax[0].out = od, ax[1].out = oh, ax[2].out = ow;
   out_dims = self_dims;
   const int first = rank == 5 ? 1 : 0, d = channels_last ? first : first + 1;
@@ -91,7 +90,7 @@ namespace {
 // each value in [lo, kMaxAttr].
 aclnnStatus attr3(const char *api, const char *name, const aclIntArray *arr, bool empty_ok,
                   const int64_t *dflt, int64_t lo, int64_t out[3]) {
-  const std::vector<int64_t> &v = arr->values;
+  const SmallInts &v = arr->values;
   if (!(v.size() == 1 || v.size() == 3 || (empty_ok && v.empty())))
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s must have length %s, but got length %zu", api,
                 name, empty_ok ? "0, 1 or 3" : "1 or 3", v.size());

@@ -18,13 +18,13 @@ struct VolumeGeometry {
   int rank = 5;
   int64_t n = 1, c = 0;
   Axis ax[3];
-  std::vector<int64_t> out_dims;
+  SmallInts out_dims;
   // Nothing to compute: the 3-D max pool's empty tensors return before the shape checks (CANN;
   // docs/compatibility.md D9). The plan is empty.
   bool empty = false;
   VolumeParams params(aclDataType dt, aclDataType idt) const;
   // Sets the output sizes and out_dims.
-  void set_out(int64_t od, int64_t oh, int64_t ow, const std::vector<int64_t> &self_dims);
+  void set_out(int64_t od, int64_t oh, int64_t ow, const SmallInts &self_dims);
 };
 
 // 161002 for a private format among `all`, a format of self (the first of `same`) outside
