@@ -21,10 +21,10 @@ using PoolSig = std::tuple<Tensor, Tensor>(const Tensor &, IntArrayRef, IntArray
                                            IntArrayRef, bool);
 using AdaptiveSig = std::tuple<Tensor, Tensor>(const Tensor &, IntArrayRef);
 
-template <class Sig>
-const c10::TypedOperatorHandle<Sig> &handle(const char *name) {
-  // One lookup per op and signature: `name` is a literal, so the static is per call site.
-  static const auto h = c10::Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Sig>();
+// The op's handle, looked up once per op (a static per instantiation: Name is the op).
+template <class Sig, const char *Name>
+const c10::TypedOperatorHandle<Sig> &handle() {
+  static const auto h = c10::Dispatcher::singleton().findSchemaOrThrow(Name, "").typed<Sig>();
   return h;
 }
 
@@ -120,7 +120,7 @@ PyObject *pool(PyObject *, PyObject *const *args, Py_ssize_t n) {
   const int ceil = PyObject_IsTrue(args[5]);
   if (ceil < 0) return nullptr;
   const Tensor &x = THPVariable_Unpack(args[0]);
-  return call([&] { return handle<PoolSig>(Name).call(x, k, s, p, d, ceil != 0); });
+  return call([&] { return handle<PoolSig, Name>().call(x, k, s, p, d, ceil != 0); });
 }
 
 // adaptive(name, x, output_size)
@@ -133,7 +133,7 @@ PyObject *adaptive(PyObject *, PyObject *const *args, Py_ssize_t n) {
   }
   if (!tensor_arg(args[0], Name) || !int_list(args[1], size)) return nullptr;
   const Tensor &x = THPVariable_Unpack(args[0]);
-  return call([&] { return handle<AdaptiveSig>(Name).call(x, size); });
+  return call([&] { return handle<AdaptiveSig, Name>().call(x, size); });
 }
 
 constexpr char kMaxPool2d[] = "poolgrad::max_pool2d_with_indices";
