@@ -11,6 +11,8 @@
 #include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#include "aclnnop/aclnn_max_unpool2d.h"
+#include "aclnnop/aclnn_max_unpool2d_backward.h"
 #include "aclnnop/aclnn_ops_cv.h"
 #include "aclnnop/aclnn_ops_nn.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
@@ -24,8 +26,10 @@ int main(void) {
   aclnnStatus st = aclnnMaxPool2dWithIndicesGetWorkspaceSize(NULL, NULL, NULL, NULL, NULL, false,
                                                              NULL, NULL, NULL, NULL);
   const char *msg = aclGetRecentErrMsg();
+  aclnnStatus unpool = aclnnMaxUnpool2dGetWorkspaceSize(NULL, NULL, NULL, NULL, NULL, NULL);
   aclDestroyTensor(t);
   if (t == NULL || st != ACLNN_ERR_PARAM_NULLPTR || msg == NULL) return 1;
+  if (unpool != ACLNN_ERR_PARAM_NULLPTR) return 1;
   printf("C headers OK: %s\n", msg);
   return 0;
 }

@@ -11,5 +11,7 @@
 #include "aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnn_max_pool3d_with_argmax.h"
 #include "aclnn_max_pool3d_with_argmax_backward.h"
+#include "aclnn_max_unpool2d.h"
+#include "aclnn_max_unpool2d_backward.h"
 
 #endif

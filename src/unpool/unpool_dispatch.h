@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+// The MaxUnpool dispatch: each call's kernel and its name, chosen once in phase 1.
+#pragma once
+
+#include "unpool_kernels.h"
+
+namespace poolgrad {
+
+const KernelRow<UnpoolKernel> &unpool_forward_kernel(const UnpoolParams &p, Device device,
+                                                     const Strided4 &self, const Strided4 &idx,
+                                                     const Strided4 &out);
+const KernelRow<UnpoolKernel> &unpool_backward_kernel(const UnpoolParams &p, Device device,
+                                                      const Strided4 &grad_out, const Strided4 &idx,
+                                                      const Strided4 &out);
+
+}  // namespace poolgrad
