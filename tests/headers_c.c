@@ -13,6 +13,8 @@
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnnop/aclnn_max_unpool2d.h"
 #include "aclnnop/aclnn_max_unpool2d_backward.h"
+#include "aclnnop/aclnn_max_unpool3d.h"
+#include "aclnnop/aclnn_max_unpool3d_backward.h"
 #include "aclnnop/aclnn_ops_cv.h"
 #include "aclnnop/aclnn_ops_nn.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"

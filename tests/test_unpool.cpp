@@ -10,6 +10,8 @@
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_unpool2d.h"
 #include "aclnnop/aclnn_max_unpool2d_backward.h"
+#include "aclnnop/aclnn_max_unpool3d.h"
+#include "aclnnop/aclnn_max_unpool3d_backward.h"
 #include "poolgrad/poolgrad.h"
 #include "test_util.h"
 #include "unpool_tester.h"
@@ -237,11 +239,12 @@ TEST(MaxUnpool2d, ForwardValidationRules) {
   EXPECT_STATUS_MSG(p1(x.t(), idx.t(), IntArray({4, 0}), out.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
                     "outputSize must be > 0, but got [4,0]");
   EXPECT_STATUS_MSG(p1(x.t(), idx.t(), IntArray({1, 3}), out.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
-                    "outputSize 1x3 must hold at least self's H*W=2x2");
+                    "outputSize [1,3] must hold at least self's H*W plane of 4 elements");
   // 6. out: self's N and C, H and W = outputSize.
   HostTensor outc({2, 2, 4, 4}, ACL_FLOAT), outh({2, 3, 4, 5}, ACL_FLOAT);
-  EXPECT_STATUS_MSG(p1(x.t(), idx.t(), os, outc.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
-                    "out shape must be [2,3,4,4] (self with H, W = outputSize), but got [2,2,4,4]");
+  EXPECT_STATUS_MSG(
+      p1(x.t(), idx.t(), os, outc.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+      "out shape must be [2,3,4,4] (self with its plane = outputSize), but got [2,2,4,4]");
   EXPECT_STATUS_MSG(p1(x.t(), idx.t(), os, outh.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
                     "out shape must be [2,3,4,4]");
   // A 3-D self with C = 0 and a 4-D empty batch succeed and write nothing.
@@ -293,7 +296,7 @@ TEST(MaxUnpool2d, BackwardValidationRules) {
   EXPECT_STATUS_MSG(p1(gy3.t(), x.t(), idx.t(), os, out.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
                     "gradOutput rank must equal self rank 4, but got 3");
   EXPECT_STATUS_MSG(p1(gyc.t(), x.t(), idx.t(), os, out.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
-                    "gradOutput N and C must equal self's (2, 3)");
+                    "gradOutput's leading dims must equal self's (2, 3)");
   EXPECT_STATUS_MSG(p1(gy.t(), x.t(), i3.t(), os, out.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
                     "indices shape must be [2,3,2,2]");
   EXPECT_STATUS_MSG(p1(gy.t(), x.t(), idx.t(), os, out3.t()), ACLNN_ERR_PARAM_INVALID, kBwd,
@@ -302,7 +305,7 @@ TEST(MaxUnpool2d, BackwardValidationRules) {
                     ACLNN_ERR_PARAM_INVALID, kBwd,
                     "outputSize must have length 2, but got length 3");
   EXPECT_STATUS_MSG(p1(gy.t(), x.t(), idx.t(), IntArray({4, 5}), out.t()), ACLNN_ERR_PARAM_INVALID,
-                    kBwd, "outputSize [4,5] must equal gradOutput's H and W");
+                    kBwd, "outputSize [4,5] must equal gradOutput's plane");
   // 4. An empty gradOutput needs an empty self; an empty self succeeds.
   HostTensor gy0({2, 3, 0, 4}, ACL_FLOAT);
   EXPECT_STATUS_MSG(p1(gy0.t(), x.t(), idx.t(), IntArray({0, 4}), out.t()), ACLNN_ERR_PARAM_INVALID,
@@ -310,6 +313,120 @@ TEST(MaxUnpool2d, BackwardValidationRules) {
   HostTensor gye({0, 3, 4, 4}, ACL_FLOAT), xe({0, 3, 2, 2}, ACL_FLOAT), ie({0, 3, 2, 2}, ACL_INT64),
       oe({0, 3, 2, 2}, ACL_FLOAT);
   EXPECT_EQ(backward(gye, xe, ie, os, oe), ACLNN_SUCCESS) << last_msg();
+}
+
+}  // namespace
+
+namespace {
+
+TEST(MaxUnpool3d, RandomAgainstNaiveReference) {
+  // A video decoder's unpooling (D 4 -> 8, H, W 4 -> 8), repeats, every dtype, unbatched.
+  UnpoolTester().volume(4, 8).batch(2).channels(2).input(4, 4).output(8, 8).test();
+  UnpoolTester()
+      .volume(3, 3)
+      .batch(1)
+      .channels(3)
+      .input(3, 2)
+      .output(4, 4)
+      .indices(UnpoolIndices::Duplicates)
+      .threads(2)
+      .test();
+  for (aclDataType dt :
+       {ACL_FLOAT, ACL_FLOAT16, ACL_INT8, ACL_UINT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_DOUBLE})
+    UnpoolTester()
+        .volume(2, 3)
+        .batch(2)
+        .channels(2)
+        .input(3, 2)
+        .output(3, 3)
+        .dtype(dt)
+        .strided(true)
+        .test();
+  UnpoolTester().volume(2, 2).channels(2).input(2, 2).output(4, 1).rank3(true).test();
+  UnpoolTester().volume(2, 2).batch(0).channels(2).input(2, 2).output(2, 2).test();
+  if (HasFatalFailure()) return;
+  std::mt19937 rng(43);
+  for (int i = 0; i < 120; ++i) {
+    UnpoolTester(random_unpool_case(rng, true)).seed(rng()).test();
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST(MaxUnpool3d, ValidationRules) {
+  HostTensor x({2, 3, 2, 2, 2}, ACL_FLOAT), idx({2, 3, 2, 2, 2}, ACL_INT64),
+      out({2, 3, 3, 3, 3}, ACL_FLOAT), gy({2, 3, 3, 3, 3}, ACL_FLOAT),
+      gx({2, 3, 2, 2, 2}, ACL_FLOAT);
+  IntArray os({3, 3, 3}), st({2, 2, 2}), pd({0, 0, 0});
+  uint64_t ws;
+  aclOpExecutor *ex;
+  const char *f = "aclnnMaxUnpool3d", *b = "aclnnMaxUnpool3dBackward";
+  auto fwd = [&](const aclTensor *a, const aclTensor *i, const aclIntArray *o, const aclIntArray *s,
+                 const aclIntArray *p, aclTensor *r) {
+    return aclnnMaxUnpool3dGetWorkspaceSize(a, i, o, s, p, r, &ws, &ex);
+  };
+  auto bwd = [&](const aclTensor *g, const aclTensor *a, const aclTensor *i, const aclIntArray *o,
+                 aclTensor *r) {
+    return aclnnMaxUnpool3dBackwardGetWorkspaceSize(g, a, i, o, st, pd, r, &ws, &ex);
+  };
+  EXPECT_EQ(fwd(x.t(), idx.t(), os, st, pd, out.t()), ACLNN_SUCCESS) << last_msg();
+  EXPECT_EQ(bwd(gy.t(), x.t(), idx.t(), os, gx.t()), ACLNN_SUCCESS) << last_msg();
+  // Null stride and padding (3-D only).
+  EXPECT_STATUS_MSG(fwd(x.t(), idx.t(), os, nullptr, pd, out.t()), ACLNN_ERR_PARAM_NULLPTR, f,
+                    "stride");
+  EXPECT_STATUS_MSG(fwd(x.t(), idx.t(), os, st, nullptr, out.t()), ACLNN_ERR_PARAM_NULLPTR, f,
+                    "padding");
+  EXPECT_STATUS_MSG(aclnnMaxUnpool3dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), os, st,
+                                                             nullptr, gx.t(), &ws, &ex),
+                    ACLNN_ERR_PARAM_NULLPTR, b, "padding");
+  // Outputs contiguous, checked before the dtypes.
+  HostTensor outs = make_strided({2, 3, 3, 3, 3}, {4, 3, 2, 1, 0}, 0, 0, ACL_FLOAT, ACL_FORMAT_ND),
+             gxs = make_strided({2, 3, 2, 2, 2}, {0, 1, 2, 4, 3}, 1, 0, ACL_INT32, ACL_FORMAT_ND);
+  EXPECT_STATUS_MSG(fwd(x.t(), idx.t(), os, st, pd, outs.t()), ACLNN_ERR_PARAM_INVALID, f,
+                    "outRef must be contiguous");
+  EXPECT_STATUS_MSG(bwd(gy.t(), x.t(), idx.t(), os, gxs.t()), ACLNN_ERR_PARAM_INVALID, b,
+                    "out must be contiguous");
+  // Dtypes: the backward takes DOUBLE, not BOOL; out as gradOutput (no cast); indices INT64.
+  HostTensor gyb({2, 3, 3, 3, 3}, ACL_BOOL), xb({2, 3, 2, 2, 2}, ACL_BOOL),
+      gxb({2, 3, 2, 2, 2}, ACL_BOOL), gx16({2, 3, 2, 2, 2}, ACL_FLOAT16),
+      i32({2, 3, 2, 2, 2}, ACL_INT32), out16({2, 3, 3, 3, 3}, ACL_FLOAT16);
+  EXPECT_STATUS_MSG(bwd(gyb.t(), xb.t(), idx.t(), os, gxb.t()), ACLNN_ERR_PARAM_INVALID, b,
+                    "gradOutput dtype must be FLOAT, FLOAT16, INT8, UINT8, INT16, INT32, INT64 or "
+                    "DOUBLE, but got BOOL");
+  EXPECT_STATUS_MSG(bwd(gy.t(), x.t(), idx.t(), os, gx16.t()), ACLNN_ERR_PARAM_INVALID, b,
+                    "out dtype must equal gradOutput dtype FLOAT, but got FLOAT16");
+  EXPECT_STATUS_MSG(bwd(gy.t(), x.t(), i32.t(), os, gx.t()), ACLNN_ERR_PARAM_INVALID, b,
+                    "indices dtype must be INT64, but got INT32");
+  EXPECT_STATUS_MSG(fwd(x.t(), idx.t(), os, st, pd, out16.t()), ACLNN_ERR_PARAM_INVALID, f,
+                    "outRef dtype must equal self dtype FLOAT, but got FLOAT16");
+  // Ranks 4 or 5; every non-batch dim > 0.
+  HostTensor x3({3, 2, 2}, ACL_FLOAT), i3({3, 2, 2}, ACL_INT64), x0({2, 3, 0, 2, 2}, ACL_FLOAT),
+      i0({2, 3, 0, 2, 2}, ACL_INT64);
+  EXPECT_STATUS_MSG(fwd(x3.t(), i3.t(), os, st, pd, out.t()), ACLNN_ERR_PARAM_INVALID, f,
+                    "self must be 4-D or 5-D, but got 3-D");
+  EXPECT_STATUS_MSG(fwd(x0.t(), i0.t(), os, st, pd, out.t()), ACLNN_ERR_PARAM_INVALID, f,
+                    "self must have sizes > 0 in every dim but the first");
+  // outputSize, stride, padding: three values; outputSize and stride > 0; the plane large enough.
+  EXPECT_STATUS_MSG(fwd(x.t(), idx.t(), IntArray({3, 3}), st, pd, out.t()), ACLNN_ERR_PARAM_INVALID,
+                    f, "outputSize must have length 3, but got length 2");
+  EXPECT_STATUS_MSG(fwd(x.t(), idx.t(), os, IntArray({2, 2}), pd, out.t()), ACLNN_ERR_PARAM_INVALID,
+                    f, "stride must have length 3, but got length 2");
+  EXPECT_STATUS_MSG(fwd(x.t(), idx.t(), os, st, IntArray({0}), out.t()), ACLNN_ERR_PARAM_INVALID, f,
+                    "padding must have length 3, but got length 1");
+  EXPECT_STATUS_MSG(fwd(x.t(), idx.t(), os, IntArray({2, 0, 2}), pd, out.t()),
+                    ACLNN_ERR_PARAM_INVALID, f, "stride must be > 0, but got [2,0,2]");
+  EXPECT_EQ(fwd(x.t(), idx.t(), os, st, IntArray({-1, 5, 0}), out.t()), ACLNN_SUCCESS)
+      << "padding takes no part: any values";
+  EXPECT_STATUS_MSG(fwd(x.t(), idx.t(), IntArray({1, 2, 3}), st, pd, out.t()),
+                    ACLNN_ERR_PARAM_INVALID, f,
+                    "outputSize [1,2,3] must hold at least self's D*H*W plane of 8 elements");
+  // outRef: self's leading dims with outputSize's plane; gradOutput likewise.
+  HostTensor outw({2, 3, 3, 3, 4}, ACL_FLOAT), gyw({2, 2, 3, 3, 3}, ACL_FLOAT);
+  EXPECT_STATUS_MSG(fwd(x.t(), idx.t(), os, st, pd, outw.t()), ACLNN_ERR_PARAM_INVALID, f,
+                    "outRef shape must be [2,3,3,3,3]");
+  EXPECT_STATUS_MSG(bwd(gy.t(), x.t(), idx.t(), IntArray({3, 3, 4}), gx.t()),
+                    ACLNN_ERR_PARAM_INVALID, b, "outputSize [3,3,4] must equal gradOutput's plane");
+  EXPECT_STATUS_MSG(bwd(gyw.t(), x.t(), idx.t(), os, gx.t()), ACLNN_ERR_PARAM_INVALID, b,
+                    "outputSize [3,3,3] must equal gradOutput's plane");
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 
 #include "aclnnop/aclnn_max_unpool2d.h"
 #include "aclnnop/aclnn_max_unpool2d_backward.h"
+#include "aclnnop/aclnn_max_unpool3d.h"
+#include "aclnnop/aclnn_max_unpool3d_backward.h"
 #include "poolgrad/poolgrad.h"
 #include "test_util.h"
 
@@ -112,13 +114,20 @@ void cast_into(const HostTensor &from, int64_t i, HostTensor &to, int64_t j) {
   }
 }
 
-std::vector<int64_t> dims(const UnpoolCase &k, int64_t a, int64_t b) {
-  return k.rank3 ? std::vector<int64_t>{k.c, a, b} : std::vector<int64_t>{k.n, k.c, a, b};
+// The shape of a tensor over plane (z, a, b) (z: the depth, 3-D only).
+std::vector<int64_t> dims(const UnpoolCase &k, int64_t z, int64_t a, int64_t b) {
+  std::vector<int64_t> d{k.n, k.c};
+  if (k.volume) d.push_back(z);
+  d.push_back(a);
+  d.push_back(b);
+  if (k.rank3) d.erase(d.begin());
+  return d;
 }
 
+// out: an output of the 3-D APIs stays contiguous.
 HostTensor make(const UnpoolCase &k, const std::vector<int64_t> &d, aclDataType dt,
-                std::mt19937 &rng) {
-  if (!k.strided) return HostTensor(d, dt, ACL_FORMAT_ND);
+                std::mt19937 &rng, bool out = false) {
+  if (!k.strided || (out && k.volume)) return HostTensor(d, dt, ACL_FORMAT_ND);
   std::vector<int> perm(d.size());
   for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int>(perm.size() - 1 - i);
   return make_strided(d, perm, static_cast<int64_t>(rng() % 3), 1, dt, ACL_FORMAT_ND);
@@ -126,7 +135,7 @@ HostTensor make(const UnpoolCase &k, const std::vector<int64_t> &d, aclDataType 
 
 // Plane-major indices: distinct positions of each output plane, or drawn with repeats.
 void fill_indices(const UnpoolCase &k, HostTensor &idx, std::mt19937 &rng) {
-  const int64_t planes = k.n * k.c, hw = k.h * k.w, ohw = k.oh * k.ow;
+  const int64_t planes = k.n * k.c, hw = k.d * k.h * k.w, ohw = k.od * k.oh * k.ow;
   std::vector<int64_t> pos(ohw);
   for (int64_t pl = 0; pl < planes; ++pl) {
     std::iota(pos.begin(), pos.end(), 0);
@@ -149,29 +158,34 @@ aclnnStatus call(P1 p1, P2 p2) {
 }  // namespace
 
 void run_unpool_case(const UnpoolCase &k, std::mt19937 &rng) {
-  SCOPED_TRACE(testing::Message() << "N=" << k.n << " C=" << k.c << " H=" << k.h << " W=" << k.w
-                                  << " out=" << k.oh << "x" << k.ow << " dt=" << k.dt
+  SCOPED_TRACE(testing::Message() << "volume=" << k.volume << " N=" << k.n << " C=" << k.c
+                                  << " D=" << k.d << " H=" << k.h << " W=" << k.w << " out=" << k.od
+                                  << "x" << k.oh << "x" << k.ow << " dt=" << k.dt
                                   << " idt=" << k.idt << " grad_out_dt=" << k.grad_out_dt
                                   << " rank3=" << k.rank3 << " strided=" << k.strided
                                   << " duplicates=" << (k.indices == UnpoolIndices::Duplicates)
                                   << " threads=" << k.threads);
   const int before = poolgradGetNumThreads();
   if (k.threads) poolgradSetNumThreads(k.threads);
-  const int64_t planes = k.n * k.c, hw = k.h * k.w, ohw = k.oh * k.ow;
-  IntArray os({k.oh, k.ow});
-  HostTensor idx = make(k, dims(k, k.h, k.w), k.idt, rng);
+  const int64_t planes = k.n * k.c, hw = k.d * k.h * k.w, ohw = k.od * k.oh * k.ow;
+  IntArray os(k.volume ? std::vector<int64_t>{k.od, k.oh, k.ow} : std::vector<int64_t>{k.oh, k.ow});
+  IntArray stride({2, 2, 2}), padding({0, 0, 0});  // 3-D: checked, not used
+  HostTensor idx = make(k, dims(k, k.d, k.h, k.w), k.idt, rng);
   fill_indices(k, idx, rng);
   // Forward (DOUBLE is the forward's only; BOOL the backward's).
   if (k.dt != ACL_BOOL) {
-    HostTensor x = make(k, dims(k, k.h, k.w), k.dt, rng),
-               out = make(k, dims(k, k.oh, k.ow), k.dt, rng);
+    HostTensor x = make(k, dims(k, k.d, k.h, k.w), k.dt, rng),
+               out = make(k, dims(k, k.od, k.oh, k.ow), k.dt, rng, true);
     for (int64_t i = 0; i < planes * hw; ++i) set_bits(x, i, (uint64_t(rng()) << 32) | rng());
     for (int64_t i = 0; i < planes * ohw; ++i) set_bits(out, i, 0x5a5a5a5a5a5a5a5aull);
     ASSERT_EQ(call(
                   [&](uint64_t *w, aclOpExecutor **e) {
-                    return aclnnMaxUnpool2dGetWorkspaceSize(x.t(), idx.t(), os, out.t(), w, e);
+                    return k.volume ? aclnnMaxUnpool3dGetWorkspaceSize(x.t(), idx.t(), os, stride,
+                                                                       padding, out.t(), w, e)
+                                    : aclnnMaxUnpool2dGetWorkspaceSize(x.t(), idx.t(), os, out.t(),
+                                                                       w, e);
                   },
-                  aclnnMaxUnpool2d),
+                  k.volume ? aclnnMaxUnpool3d : aclnnMaxUnpool2d),
               ACLNN_SUCCESS)
         << last_msg();
     std::vector<uint64_t> want(planes * ohw, 0);
@@ -182,22 +196,27 @@ void run_unpool_case(const UnpoolCase &k, std::mt19937 &rng) {
       ASSERT_EQ(get_bits(out, i), want[i]) << "out plane " << i / ohw << " pos " << i % ohw;
     EXPECT_TRUE(out.outside_view_untouched());
   }
-  // Backward: out (self's shape) gathered from gradOutput at the indices, cast to out's dtype.
-  if (k.dt == ACL_DOUBLE) {
+  // Backward: out (self's shape) gathered from gradOutput at the indices, cast to out's dtype
+  // (2-D; the 3-D backward takes INT64 indices, DOUBLE but not BOOL, and no cast).
+  if (k.volume ? k.idt != ACL_INT64 || k.dt == ACL_BOOL : k.dt == ACL_DOUBLE) {
     poolgradSetNumThreads(before);
     return;
   }
   const aclDataType od = k.grad_out_dt == ACL_DT_UNDEFINED ? k.dt : k.grad_out_dt;
-  HostTensor gy = make(k, dims(k, k.oh, k.ow), k.dt, rng),
-             self = make(k, dims(k, k.h, k.w), k.dt, rng), gx = make(k, dims(k, k.h, k.w), od, rng),
-             want = HostTensor(dims(k, k.h, k.w), od);
+  HostTensor gy = make(k, dims(k, k.od, k.oh, k.ow), k.dt, rng),
+             self = make(k, dims(k, k.d, k.h, k.w), k.dt, rng),
+             gx = make(k, dims(k, k.d, k.h, k.w), od, rng, true),
+             want = HostTensor(dims(k, k.d, k.h, k.w), od);
   for (int64_t i = 0; i < planes * ohw; ++i) set_value(gy, i, rng);
   ASSERT_EQ(call(
                 [&](uint64_t *w, aclOpExecutor **e) {
-                  return aclnnMaxUnpool2dBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(), os,
-                                                                  gx.t(), w, e);
+                  return k.volume
+                             ? aclnnMaxUnpool3dBackwardGetWorkspaceSize(
+                                   gy.t(), self.t(), idx.t(), os, stride, padding, gx.t(), w, e)
+                             : aclnnMaxUnpool2dBackwardGetWorkspaceSize(gy.t(), self.t(), idx.t(),
+                                                                        os, gx.t(), w, e);
                 },
-                aclnnMaxUnpool2dBackward),
+                k.volume ? aclnnMaxUnpool3dBackward : aclnnMaxUnpool2dBackward),
             ACLNN_SUCCESS)
       << last_msg();
   for (int64_t pl = 0; pl < planes; ++pl)
@@ -209,7 +228,7 @@ void run_unpool_case(const UnpoolCase &k, std::mt19937 &rng) {
   poolgradSetNumThreads(before);
 }
 
-UnpoolCase random_unpool_case(std::mt19937 &rng) {
+UnpoolCase random_unpool_case(std::mt19937 &rng, bool volume) {
   const aclDataType dts[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT8,   ACL_UINT8, ACL_INT16,
                              ACL_INT32, ACL_INT64,   ACL_DOUBLE, ACL_BOOL};
   UnpoolCase k;
@@ -221,6 +240,13 @@ UnpoolCase random_unpool_case(std::mt19937 &rng) {
   k.ow = k.w + static_cast<int64_t>(rng() % 5);
   if (rng() % 4 == 0) std::swap(k.oh, k.ow);  // only the product must hold H*W
   if (k.oh * k.ow < k.h * k.w) k.oh = k.h, k.ow = k.w;
+  if (volume) {
+    k.volume = true;
+    k.d = 1 + static_cast<int64_t>(rng() % 4);
+    k.od = k.d + static_cast<int64_t>(rng() % 3);
+    k.h = std::min<int64_t>(k.h, 4), k.w = std::min<int64_t>(k.w, 4);
+    k.oh = std::max(k.oh, k.h), k.ow = std::max(k.ow, k.w);
+  }
   k.dt = dts[rng() % 9];
   k.idt = rng() % 2 ? ACL_INT32 : ACL_INT64;
   k.rank3 = rng() % 4 == 0;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The MaxUnpool fluent tester: aclnnMaxUnpool2d, then aclnnMaxUnpool2dBackward, through the public
-// C API, each output compared bit for bit with a naive reference written here from the rules
+// The MaxUnpool fluent tester: aclnnMaxUnpool2d (or 3d), then its backward, through the public C
+// API, each output compared bit for bit with a naive reference written here from the rules
 // (docs/max-unpool.md). For example
 //   UnpoolTester().batch(2).channels(3).input(4, 5).output(8, 10).dtype(ACL_INT16).test();
+//   UnpoolTester().volume(3, 6).batch(2).input(4, 5).output(8, 10).test();  // D 3 -> 6
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,8 @@ enum class UnpoolIndices {
 };
 
 struct UnpoolCase {
-  int64_t n = 1, c = 1, h = 2, w = 2, oh = 4, ow = 4;
+  bool volume = false;  // the 3-D APIs (d, od: the depths)
+  int64_t n = 1, c = 1, d = 1, h = 2, w = 2, od = 1, oh = 4, ow = 4;
   aclDataType dt = ACL_FLOAT, idt = ACL_INT64;
   aclDataType grad_out_dt = ACL_DT_UNDEFINED;  // the backward's out dtype (undefined: dt)
   bool rank3 = false, strided = false;         // a CHW view; reversed-stride views with gaps
@@ -28,12 +30,17 @@ struct UnpoolCase {
 };
 
 void run_unpool_case(const UnpoolCase &k, std::mt19937 &rng);
-UnpoolCase random_unpool_case(std::mt19937 &rng);
+UnpoolCase random_unpool_case(std::mt19937 &rng, bool volume = false);
 
 class UnpoolTester {
  public:
   UnpoolTester() = default;
   explicit UnpoolTester(const UnpoolCase &k) : k_(k) {}
+  UnpoolTester &volume(int64_t d, int64_t od) {
+    k_.volume = true;
+    k_.d = d, k_.od = od;
+    return *this;
+  }
   UnpoolTester &batch(int64_t n) {
     k_.n = n;
     return *this;

@@ -13,5 +13,7 @@
 #include "aclnn_max_pool3d_with_argmax_backward.h"
 #include "aclnn_max_unpool2d.h"
 #include "aclnn_max_unpool2d_backward.h"
+#include "aclnn_max_unpool3d.h"
+#include "aclnn_max_unpool3d_backward.h"
 
 #endif

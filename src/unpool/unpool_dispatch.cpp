@@ -24,14 +24,14 @@ const KernelRow<UnpoolKernel> kBackward[] = {
 }  // namespace
 
 const KernelRow<UnpoolKernel> &unpool_forward_kernel(const UnpoolParams &p, Device device,
-                                                     const Strided4 &self, const Strided4 &idx,
-                                                     const Strided4 &out) {
+                                                     const Strided5 &self, const Strided5 &idx,
+                                                     const Strided5 &out) {
   return choose_kernel(kForward, device, best_isa(), p, self, idx, out);
 }
 
 const KernelRow<UnpoolKernel> &unpool_backward_kernel(const UnpoolParams &p, Device device,
-                                                      const Strided4 &grad_out, const Strided4 &idx,
-                                                      const Strided4 &out) {
+                                                      const Strided5 &grad_out, const Strided5 &idx,
+                                                      const Strided5 &out) {
   return choose_kernel(kBackward, device, best_isa(), p, grad_out, idx, out);
 }
 

@@ -7,10 +7,10 @@
 namespace poolgrad {
 
 const KernelRow<UnpoolKernel> &unpool_forward_kernel(const UnpoolParams &p, Device device,
-                                                     const Strided4 &self, const Strided4 &idx,
-                                                     const Strided4 &out);
+                                                     const Strided5 &self, const Strided5 &idx,
+                                                     const Strided5 &out);
 const KernelRow<UnpoolKernel> &unpool_backward_kernel(const UnpoolParams &p, Device device,
-                                                      const Strided4 &grad_out, const Strided4 &idx,
-                                                      const Strided4 &out);
+                                                      const Strided5 &grad_out, const Strided5 &idx,
+                                                      const Strided5 &out);
 
 }  // namespace poolgrad

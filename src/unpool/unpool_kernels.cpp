@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// MaxUnpool 2-D kernels. Each (n, c) plane is one item of parallel_for and is done by one thread
-// in input order, so a position written twice (duplicate indices from overlapping windows) holds
-// the later input's element whatever the thread count, as PyTorch's CPU kernel at one thread
-// does. Every index is read once (load_once) and checked before it becomes an address.
+// MaxUnpool kernels (2-D calls as volumes of depth 1). Each (n, c) plane is one item of
+// parallel_for and is done by one thread in input order, so a position written twice (duplicate
+// indices from overlapping windows) holds the later input's element whatever the thread count, as
+// PyTorch's CPU kernel at one thread does. Every index is read once (load_once) and checked before
+// it becomes an address.
 #include "unpool_kernels.h"
 
 #include <cstring>
@@ -17,16 +18,28 @@ namespace poolgrad {
 
 namespace {
 
-// The address of element (n, c, h, w) of a view of element size es.
-inline char *at(const Strided4 &t, int64_t es, int64_t n, int64_t c, int64_t h, int64_t w) {
-  return t.base + (n * t.sn + c * t.sc + h * t.sh + w * t.sw) * es;
+// The address of element (n, c, z, y, x) of a view of element size es.
+inline char *at(const Strided5 &t, int64_t es, int64_t n, int64_t c, int64_t z, int64_t y,
+                int64_t x) {
+  return t.base + (n * t.sn + c * t.sc + z * t.sd + y * t.sh + x * t.sw) * es;
+}
+
+// The address of flat position v of plane (n, c) (v over the plane's D x H x W, row-major).
+inline char *at_flat(const Strided5 &t, int64_t es, int64_t n, int64_t c, int64_t v) {
+  return at(t, es, n, c, v / (t.h * t.w), v / t.w % t.h, v % t.w);
+}
+
+// Whether each (n, c) plane of t is dense row-major (its flat position is an element offset).
+inline bool plane_dense(const Strided5 &t) {
+  return t.sw == 1 && (t.h == 1 || t.sh == t.w) && (t.d == 1 || t.sd == t.h * t.w);
 }
 
 // A plane's index, read once, as int64.
 template <class I>
-inline int64_t index_at(const Strided4 &idx, int64_t n, int64_t c, int64_t h, int64_t w) {
+inline int64_t index_at(const Strided5 &idx, int64_t n, int64_t c, int64_t z, int64_t y,
+                        int64_t x) {
   return static_cast<int64_t>(
-      load_once(reinterpret_cast<const I *>(at(idx, sizeof(I), n, c, h, w))));
+      load_once(reinterpret_cast<const I *>(at(idx, sizeof(I), n, c, z, y, x))));
 }
 
 // The parts' first errors live in the workspace (phase 2 allocates nothing).
@@ -43,7 +56,7 @@ Errors errors_layout(Arena &a, const UnpoolParams &p, int64_t planes) {
 
 // Runs plane(n, c, &err) over every plane, one thread a plane; the first error of all.
 template <class Plane>
-FirstError for_planes(const UnpoolParams &p, const Strided4 &grid, void *workspace,
+FirstError for_planes(const UnpoolParams &p, const Strided5 &grid, void *workspace,
                       const Plane &plane) {
   const int64_t planes = grid.n * grid.c;
   Arena a(workspace, unpool_workspace(p, grid, grid, grid));
@@ -60,33 +73,33 @@ FirstError for_planes(const UnpoolParams &p, const Strided4 &grid, void *workspa
 
 // ---- the forward: zero-fill, then the scatter in input order ----
 template <class T, class I>
-void unpool_plane(const UnpoolParams &p, const Strided4 &x, const Strided4 &idx,
-                  const Strided4 &out, int64_t n, int64_t c, FirstError *err) {
-  const int64_t hw = p.out_h * p.out_w, es = sizeof(T);
-  const bool dense = out.plane_dense();
-  char *plane = at(out, es, n, c, 0, 0);
+void unpool_plane(const UnpoolParams &p, const Strided5 &x, const Strided5 &idx,
+                  const Strided5 &out, int64_t n, int64_t c, FirstError *err) {
+  const int64_t plane_size = p.out_d * p.out_h * p.out_w, es = sizeof(T);
+  const bool dense = plane_dense(out);
+  char *plane = at(out, es, n, c, 0, 0, 0);
   if (dense) {
-    std::memset(plane, 0, static_cast<size_t>(hw * es));
+    std::memset(plane, 0, static_cast<size_t>(plane_size * es));
   } else {
-    for (int64_t h = 0; h < out.h; ++h)
-      for (int64_t w = 0; w < out.w; ++w) std::memset(at(out, es, n, c, h, w), 0, sizeof(T));
+    for (int64_t v = 0; v < plane_size; ++v) std::memset(at_flat(out, es, n, c, v), 0, sizeof(T));
   }
-  const int64_t pos0 = (n * x.c + c) * x.h * x.w;
-  for (int64_t h = 0; h < x.h; ++h)
-    for (int64_t w = 0; w < x.w; ++w) {
-      const int64_t v = index_at<I>(idx, n, c, h, w);
-      if (!in_plane(v, hw)) {
-        err->note(pos0 + h * x.w + w, v);
-        continue;
+  int64_t pos = (n * x.c + c) * x.d * x.h * x.w;  // the flat (n, c, z, y, x) position
+  for (int64_t z = 0; z < x.d; ++z)
+    for (int64_t y = 0; y < x.h; ++y)
+      for (int64_t w = 0; w < x.w; ++w, ++pos) {
+        const int64_t v = index_at<I>(idx, n, c, z, y, w);
+        if (!in_plane(v, plane_size)) {
+          err->note(pos, v);
+          continue;
+        }
+        char *dst = dense ? plane + v * es : at_flat(out, es, n, c, v);
+        std::memcpy(dst, at(x, es, n, c, z, y, w), sizeof(T));
       }
-      char *dst = dense ? plane + v * es : at(out, es, n, c, v / p.out_w, v % p.out_w);
-      std::memcpy(dst, at(x, es, n, c, h, w), sizeof(T));
-    }
 }
 
 template <class T>
-FirstError forward_typed(const UnpoolParams &p, const Strided4 &x, const Strided4 &idx,
-                         const Strided4 &out, void *workspace) {
+FirstError forward_typed(const UnpoolParams &p, const Strided5 &x, const Strided5 &idx,
+                         const Strided5 &out, void *workspace) {
   return for_planes(p, x, workspace, [&](int64_t n, int64_t c, FirstError *err) {
     if (p.index_dtype == ACL_INT32)
       unpool_plane<T, int32_t>(p, x, idx, out, n, c, err);
@@ -192,28 +205,29 @@ Convert converter(aclDataType from, aclDataType to) {
 
 // One plane of the gather: `move` copies (or converts) one element.
 template <class I, class Move>
-void gather_plane(const UnpoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                  const Strided4 &out, int64_t n, int64_t c, int64_t es_in, int64_t es_out,
+void gather_plane(const UnpoolParams &p, const Strided5 &gy, const Strided5 &idx,
+                  const Strided5 &out, int64_t n, int64_t c, int64_t es_in, int64_t es_out,
                   const Move &move, FirstError *err) {
-  const int64_t hw = p.out_h * p.out_w;
-  const bool dense = gy.plane_dense();
-  const char *plane = at(gy, es_in, n, c, 0, 0);
-  const int64_t pos0 = (n * out.c + c) * out.h * out.w;
-  for (int64_t h = 0; h < out.h; ++h)
-    for (int64_t w = 0; w < out.w; ++w) {
-      const int64_t v = index_at<I>(idx, n, c, h, w);
-      if (!in_plane(v, hw)) {
-        err->note(pos0 + h * out.w + w, v);
-        continue;
+  const int64_t plane_size = p.out_d * p.out_h * p.out_w;
+  const bool dense = plane_dense(gy);
+  const char *plane = at(gy, es_in, n, c, 0, 0, 0);
+  int64_t pos = (n * out.c + c) * out.d * out.h * out.w;
+  for (int64_t z = 0; z < out.d; ++z)
+    for (int64_t y = 0; y < out.h; ++y)
+      for (int64_t w = 0; w < out.w; ++w, ++pos) {
+        const int64_t v = index_at<I>(idx, n, c, z, y, w);
+        if (!in_plane(v, plane_size)) {
+          err->note(pos, v);
+          continue;
+        }
+        move(dense ? plane + v * es_in : at_flat(gy, es_in, n, c, v),
+             at(out, es_out, n, c, z, y, w));
       }
-      const char *src = dense ? plane + v * es_in : at(gy, es_in, n, c, v / p.out_w, v % p.out_w);
-      move(src, at(out, es_out, n, c, h, w));
-    }
 }
 
 template <class Move>
-FirstError backward_with(const UnpoolParams &p, const Strided4 &gy, const Strided4 &idx,
-                         const Strided4 &out, void *workspace, const Move &move) {
+FirstError backward_with(const UnpoolParams &p, const Strided5 &gy, const Strided5 &idx,
+                         const Strided5 &out, void *workspace, const Move &move) {
   const int64_t es_in = dtype_size(p.dtype), es_out = dtype_size(p.out_dtype);
   return for_planes(p, out, workspace, [&](int64_t n, int64_t c, FirstError *err) {
     if (p.index_dtype == ACL_INT32)
@@ -230,15 +244,15 @@ void copy_element(const char *src, char *dst) {
 
 }  // namespace
 
-int64_t unpool_workspace(const UnpoolParams &p, const Strided4 &a, const Strided4 &,
-                         const Strided4 &) {
+int64_t unpool_workspace(const UnpoolParams &p, const Strided5 &a, const Strided5 &,
+                         const Strided5 &) {
   Arena arena;
   errors_layout(arena, p, a.n * a.c);
   return arena.used();
 }
 
-FirstError unpool_forward(const UnpoolParams &p, const Strided4 &self, const Strided4 &idx,
-                          const Strided4 &out, void *workspace) {
+FirstError unpool_forward(const UnpoolParams &p, const Strided5 &self, const Strided5 &idx,
+                          const Strided5 &out, void *workspace) {
   switch (dtype_size(p.dtype)) {  // the element's bits, whatever they mean
     case 1:
       return forward_typed<uint8_t>(p, self, idx, out, workspace);
@@ -251,8 +265,8 @@ FirstError unpool_forward(const UnpoolParams &p, const Strided4 &self, const Str
   }
 }
 
-FirstError unpool_backward(const UnpoolParams &p, const Strided4 &grad_out, const Strided4 &idx,
-                           const Strided4 &out, void *workspace) {
+FirstError unpool_backward(const UnpoolParams &p, const Strided5 &grad_out, const Strided5 &idx,
+                           const Strided5 &out, void *workspace) {
   if (p.dtype != p.out_dtype) {
     const Convert cv = converter(p.dtype, p.out_dtype);  // phase 1 checked the pair
     return backward_with(p, grad_out, idx, out, workspace, cv);

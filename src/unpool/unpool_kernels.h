@@ -12,28 +12,28 @@
 namespace poolgrad {
 
 struct UnpoolParams {
-  aclDataType dtype = ACL_FLOAT;        // self's (forward) or gradOutput's (backward)
-  aclDataType out_dtype = ACL_FLOAT;    // out's: the backward casts to it
-  aclDataType index_dtype = ACL_INT64;  // INT32 or INT64
-  int64_t out_h = 0, out_w = 0;         // outputSize: the unpooled plane
+  aclDataType dtype = ACL_FLOAT;            // self's (forward) or gradOutput's (backward)
+  aclDataType out_dtype = ACL_FLOAT;        // out's: the backward casts to it
+  aclDataType index_dtype = ACL_INT64;      // INT32 or INT64
+  int64_t out_d = 1, out_h = 0, out_w = 0;  // outputSize: the unpooled plane (depth 1 in 2-D)
   int threads = 1;
   bool serial = false;
   Isa isa = Isa::kPortable;
 };
 
-// Views as (N, C, H, W): the forward's self, indices and out; the backward's gradOutput, indices
-// and out (the shape of self).
-using UnpoolKernel = Kernel<UnpoolParams, Strided4, Strided4, Strided4>;
+// Views as (N, C, D, H, W), a 2-D call's of depth 1: the forward's self, indices and out; the
+// backward's gradOutput, indices and out (the shape of self).
+using UnpoolKernel = Kernel<UnpoolParams, Strided5, Strided5, Strided5>;
 
-int64_t unpool_workspace(const UnpoolParams &p, const Strided4 &a, const Strided4 &idx,
-                         const Strided4 &b);
+int64_t unpool_workspace(const UnpoolParams &p, const Strided5 &a, const Strided5 &idx,
+                         const Strided5 &b);
 // out plane zero-filled, then out[idx[i]] = self[i] for i in order (a later i wins); an index
-// outside [0, out_h * out_w) is reported and skipped.
-FirstError unpool_forward(const UnpoolParams &p, const Strided4 &self, const Strided4 &idx,
-                          const Strided4 &out, void *workspace);
+// outside [0, out_d * out_h * out_w) is reported and skipped.
+FirstError unpool_forward(const UnpoolParams &p, const Strided5 &self, const Strided5 &idx,
+                          const Strided5 &out, void *workspace);
 // out[i] = gradOutput[idx[i]] in out's dtype; an index outside the plane is reported, out[i] left.
-FirstError unpool_backward(const UnpoolParams &p, const Strided4 &grad_out, const Strided4 &idx,
-                           const Strided4 &out, void *workspace);
+FirstError unpool_backward(const UnpoolParams &p, const Strided5 &grad_out, const Strided5 &idx,
+                           const Strided5 &out, void *workspace);
 
 // Whether the backward's gradOutput dtype converts to out's: no float to integer, nothing but
 // BOOL to BOOL (the promotion rule CANN's cast check and PyTorch's canCast share).
