@@ -19,7 +19,8 @@ __all__ = [
     "max_pool2d_with_mask", "max_pool2d_with_mask_backward", "set_product", "get_product",
     "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "max_pool3d_with_indices",
     "max_pool3d_with_indices_backward", "adaptive_max_pool3d", "adaptive_max_pool3d_backward",
-    "roi_pool_with_argmax", "roi_pool_with_argmax_backward", "set_num_threads",
+    "roi_pool_with_argmax", "roi_pool_with_argmax_backward", "max_unpool2d",
+    "max_unpool2d_backward", "max_unpool3d", "max_unpool3d_backward", "set_num_threads",
     "get_num_threads", "__version__",
 ]
 
@@ -165,7 +166,8 @@ def _torch_dtype(name: str):
     if not _TORCH_DTYPES:
         import torch
         _TORCH_DTYPES.update({n: (torch, getattr(torch, n)) for n in
-                              ("float32", "float16", "bfloat16", "int32", "int64", "int8")})
+                              ("float32", "float16", "bfloat16", "float64", "int32", "int64",
+                               "int16", "int8", "uint8", "bool")})
     return _TORCH_DTYPES[name]
 
 
@@ -482,6 +484,91 @@ def adaptive_max_pool3d_backward(grad_output: Array, x: Array, indices: Array, *
     indices = _check_array(indices, "indices")
     gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, list(x.shape), _float_dtype(x)))
     _call(_ext.adaptive3d_bwd, grad_output, x, indices, gx)
+    return gx
+
+
+# ---- max unpooling ----------------------------------------------------------------------------------
+def _unpool_size(output_size, spatial: int, name: str = "output_size", default=None) -> list:
+    size = _pair(default if output_size is None and default is not None else output_size, name)
+    return size * spatial if len(size) == 1 else size
+
+
+def _unpool_shape(a, size: list) -> list:
+    """a's shape with its plane replaced by size (placeholders where a is not of the rank, so that
+    the library itself says what is wrong)."""
+    shape = list(a.shape)
+    if len(shape) >= len(size):
+        shape[len(shape) - len(size):] = [max(v, 0) for v in size]
+    return shape
+
+
+def max_unpool2d(x: Array, indices: Array, output_size: Size, *, out: Out = None) -> Array:
+    """aclnnMaxUnpool2d: each element of x written at its index in a zero-filled (Hout, Wout)
+    plane, like torch.nn.functional.max_unpool2d(x, indices, ..., output_size=output_size).
+
+    x: (N, C, H, W) or (C, H, W), float32, float16, float64, int8, uint8, int16, int32 or int64;
+    indices: int32 or int64 of x's shape, each in [0, Hout*Wout) (the later input element wins
+    where two are equal); output_size: (Hout, Wout) with Hout*Wout >= H*W. Returns x's dtype.
+    Raises PoolgradError (161002 naming the position and value of an index outside the plane).
+    Example: ``y, idx = poolgrad.max_pool2d_with_indices(x, 2); poolgrad.max_unpool2d(y, idx, x.shape[-2:])``."""
+    x = _check_array(x, "x")
+    indices = _check_array(indices, "indices")
+    size = _unpool_size(output_size, 2)
+    o = _outs(out, ("out",), lambda: _empty_like_lib(x, _unpool_shape(x, size), _dtype_name(x)))
+    _call(_ext.max_unpool_fwd, x, indices, o, size, [], [])
+    return o
+
+
+def max_unpool2d_backward(grad_output: Array, x: Array, indices: Array, output_size: Optional[Size] = None,
+                          *, out: Out = None) -> Array:
+    """aclnnMaxUnpool2dBackward: grad_output gathered at indices; returns grad_input of x's shape
+    and dtype (with ``out=`` of another dtype, the values are cast as torch casts them).
+
+    grad_output: (N, C, Hout, Wout) or (C, Hout, Wout) of x's dtype (float32, float16, int8, uint8,
+    int16, int32, int64 or bool); output_size defaults to grad_output's plane.
+    Raises PoolgradError (161002 naming an index outside the plane). Example:
+    ``gx = poolgrad.max_unpool2d_backward(np.ones((1, 1, 4, 4), np.float32), y, idx)``."""
+    grad_output = _check_array(grad_output, "grad_output")
+    x = _check_array(x, "x")
+    indices = _check_array(indices, "indices")
+    size = list(grad_output.shape[-2:]) if output_size is None else _unpool_size(output_size, 2)
+    gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, list(x.shape), _dtype_name(x)))
+    _call(_ext.max_unpool_bwd, grad_output, x, indices, gx, size, [], [])
+    return gx
+
+
+def max_unpool3d(x: Array, indices: Array, output_size: Size, stride: Optional[Size] = 1,
+                 padding: Optional[Size] = 0, *, out: Out = None) -> Array:
+    """aclnnMaxUnpool3d: each element of x written at its index in a zero-filled (Dout, Hout,
+    Wout) plane, like torch.nn.functional.max_unpool3d(x, indices, ..., output_size=output_size).
+
+    x: (N, C, D, H, W) or (C, D, H, W), dtypes as max_unpool2d's; indices int32 or int64 of x's
+    shape, each in [0, Dout*Hout*Wout); stride (> 0) and padding: CANN's reserved arguments,
+    checked, not used (None: 1 and 0).
+    Raises PoolgradError (161002 naming an index outside the plane). Example:
+    ``poolgrad.max_unpool3d(y, idx, (4, 8, 8))``."""
+    x = _check_array(x, "x")
+    indices = _check_array(indices, "indices")
+    size = _unpool_size(output_size, 3)
+    o = _outs(out, ("out",), lambda: _empty_like_lib(x, _unpool_shape(x, size), _dtype_name(x)))
+    _call(_ext.max_unpool_fwd, x, indices, o, size, _unpool_size(stride, 3, "stride", 1),
+          _unpool_size(padding, 3, "padding", 0))
+    return o
+
+
+def max_unpool3d_backward(grad_output: Array, x: Array, indices: Array, output_size: Optional[Size] = None,
+                          stride: Optional[Size] = 1, padding: Optional[Size] = 0, *, out: Out = None) -> Array:
+    """aclnnMaxUnpool3dBackward: grad_output gathered at indices (int64); returns grad_input of x's
+    shape and dtype (float32, float16, float64, int8, uint8, int16, int32 or int64).
+    Raises PoolgradError as max_unpool3d. Example:
+    ``gx = poolgrad.max_unpool3d_backward(np.ones((1, 1, 4, 8, 8), np.float32), y, idx)``."""
+    grad_output = _check_array(grad_output, "grad_output")
+    x = _check_array(x, "x")
+    indices = _check_array(indices, "indices")
+    size = list(grad_output.shape[-3:]) if output_size is None else _unpool_size(output_size, 3)
+    gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, list(x.shape), _dtype_name(x)))
+    _call(_ext.max_unpool_bwd, grad_output, x, indices, gx, size, _unpool_size(stride, 3, "stride", 1),
+          _unpool_size(padding, 3, "padding", 0))
     return gx
 
 

@@ -107,6 +107,21 @@ for _name in ("max_pool2d_with_indices_backward", "max_pool3d_with_indices_backw
 torch.library.register_fake("poolgrad::max_pool2d_with_mask_backward", _grad_input_nchw_fake)
 
 
+# MaxUnpool: outputs of x's dtype, contiguous; the gradient of self's shape and dtype.
+@torch.library.register_fake("poolgrad::max_unpool2d")
+def _unpool2d_fake(x, indices, size):
+    return x.new_empty(list(x.shape[:-2]) + list(size))
+
+
+@torch.library.register_fake("poolgrad::max_unpool3d")
+def _unpool3d_fake(x, indices, size, stride, padding):
+    return x.new_empty(list(x.shape[:-3]) + list(size))
+
+
+for _name in ("max_unpool2d_backward", "max_unpool3d_backward"):
+    torch.library.register_fake("poolgrad::" + _name, lambda gy, x, *rest: x.new_empty(x.shape))
+
+
 @torch.library.register_fake("poolgrad::_roi_pool_backward")
 def _roib_fake(gy, rois, argmax, scale, ph, pw, n, c, h, w):
     return gy.new_empty([n, c, h, w])

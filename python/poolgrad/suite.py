@@ -222,29 +222,53 @@ def make_rois(shape, count: int, scale, dtype: str, rng: np.random.Generator) ->
     return np.stack([b, x1, y1, x2, y2], 1).astype(np.float32).astype(_dtype(dtype))
 
 
+def make_unpool_indices(shape, output_size, dtype: str, rng: np.random.Generator) -> np.ndarray:
+    """Indices for a max unpool of x's shape into output_size planes: distinct positions of each
+    plane (as a max pool with non-overlapping windows makes them)."""
+    k = len(output_size)
+    planes, size, plane = int(np.prod(shape[:-k])), int(np.prod(shape[-k:])), int(np.prod(output_size))
+    idx = np.stack([rng.permutation(plane)[:size] for _ in range(planes)]) if planes else np.zeros((0, size))
+    return idx.reshape(shape).astype(dtype)
+
+
+def consumes_indices(op) -> bool:
+    """A max unpool (or its backward): indices are its own input, not a forward's output."""
+    chain = [op] + ([OPERATORS[op.forward]] if op.forward else [])
+    return any("indices" in o.input_names and o.forward is None for o in chain)
+
+
 def make_inputs(case: dict) -> dict:
     """The case's inputs, the same for every run: x (or for roi-pool-backward the forward's x)
-    from the generator and seed, rois, and for a backward its grad_output and the forward's
-    index output (or the file the `indices` column names)."""
+    from the generator and seed, rois, a max unpool's indices (distinct positions of each plane,
+    or the file the `indices` column names), and for a backward its grad_output and the forward's
+    index output (or the file)."""
     rng = np.random.default_rng(case["seed"])
     op = OPERATORS[case["op"]]
     x = generate(case["shape"], case["dtype"], case["generator"], rng)
     inputs = {"x": x}
     if "rois" in op.input_names or op.name == "roi-pool":
         inputs["rois"] = make_rois(case["shape"], case["rois"], case["spatial_scale"], case["dtype"], rng)
+    if consumes_indices(op):
+        if case["indices"] == "forward":
+            size = case["output_size"] or []
+            inputs["indices"] = make_unpool_indices(case["shape"], size, case["index_dtype"], rng)
+        else:
+            inputs["indices"] = _indices_file(case)
     if op.forward is None:
         return inputs
     fwd = run_operator(op.forward, inputs, attrs_of(case), case["product"])
     first = fwd[OPERATORS[op.forward].output_names[0]]
     gy_gen = "normal" if case["generator"] in ("nan", "inf") else case["generator"]
     inputs["grad_output"] = generate(first.shape, case["dtype"], gy_gen, rng)
-    if case["indices"] == "forward":
-        inputs[op.index] = fwd[op.index]
-    else:
-        if not os.path.exists(case["indices"]):
-            raise CaseError(f"case {case['name']}: indices file {case['indices']} does not exist")
-        inputs[op.index] = load_npy(case["indices"])
+    if op.index:
+        inputs[op.index] = fwd[op.index] if case["indices"] == "forward" else _indices_file(case)
     return {k: inputs[k] for k in op.input_names}
+
+
+def _indices_file(case: dict) -> np.ndarray:
+    if not os.path.exists(case["indices"]):
+        raise CaseError(f"case {case['name']}: indices file {case['indices']} does not exist")
+    return load_npy(case["indices"])
 
 
 def run_case(case: dict, inputs: dict) -> dict:

@@ -2,7 +2,8 @@
 """PyTorch modules and functions backed by poolgrad's registered ops (poolgrad/ops.py).
 
 ``max_pool2d`` / ``MaxPool2d``, ``max_pool3d`` / ``MaxPool3d``, ``adaptive_max_pool2d`` /
-``AdaptiveMaxPool2d`` and ``adaptive_max_pool3d`` / ``AdaptiveMaxPool3d`` mirror
+``AdaptiveMaxPool2d``, ``adaptive_max_pool3d`` / ``AdaptiveMaxPool3d``, ``max_unpool2d`` /
+``MaxUnpool2d`` and ``max_unpool3d`` / ``MaxUnpool3d`` mirror
 torch.nn.functional's functions and torch.nn's modules of those names (indices returned as int64, as
 torch returns them). ``roi_pool`` and ``RoIPool`` mirror torchvision.ops.roi_pool / RoIPool, but use
 CANN's RoI geometry (no rounding of coordinates, ends at (x2 + 1) * scale, malformed ROIs give 0):
@@ -189,13 +190,67 @@ class AdaptiveMaxPool3d(_Named, torch.nn.AdaptiveMaxPool3d):
         return adaptive_max_pool3d(x, self.output_size, self.return_indices)
 
 
+def _unpool(spatial: int, x, indices, kernel_size, stride, padding, output_size):
+    """torch.nn.functional.max_unpool{2,3}d's arguments made the op's (torch's own rule for the
+    default output size, and its checks of a given one)."""
+    from torch.nn.functional import _unpool_output_size
+    from torch.nn.modules.utils import _pair, _triple
+    tup = _pair if spatial == 2 else _triple
+    kernel_size = tup(kernel_size)
+    stride = tup(stride) if stride is not None else kernel_size
+    padding = tup(padding)
+    size = _unpool_output_size(x, kernel_size, stride, padding, output_size)
+    if spatial == 2:
+        return _run(ops.max_unpool2d, x, indices, list(size))
+    return _run(ops.max_unpool3d, x, indices, list(size), list(stride), list(padding))
+
+
+def max_unpool2d(x: torch.Tensor, indices: torch.Tensor, kernel_size: Size, stride: Optional[Size] = None,
+                 padding: Size = 0, output_size: Optional[Sequence[int]] = None) -> torch.Tensor:
+    """Like torch.nn.functional.max_unpool2d, computed by poolgrad (aclnnMaxUnpool2d; the gradient
+    is aclnnMaxUnpool2dBackward's gather).
+
+    x: (N, C, H, W) or (C, H, W), float32, float16, float64 or an integer dtype (CANN's list),
+    CPU; indices int64 (or int32) of x's shape, as max_pool2d returns them. Where two indices are
+    equal the later input element wins, for any thread count; an index outside the output plane
+    raises PoolgradError naming it. Example:
+    ``y, i = poolgrad.torch.max_pool2d(x, 2, return_indices=True); poolgrad.torch.max_unpool2d(y, i, 2)``."""
+    return _unpool(2, x, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(x: torch.Tensor, indices: torch.Tensor, kernel_size: Size, stride: Optional[Size] = None,
+                 padding: Size = 0, output_size: Optional[Sequence[int]] = None) -> torch.Tensor:
+    """Like torch.nn.functional.max_unpool3d, computed by poolgrad (aclnnMaxUnpool3d).
+
+    x: (N, C, D, H, W) or (C, D, H, W); indices int64 of x's shape. Example:
+    ``poolgrad.torch.max_unpool3d(y, i, 2)``."""
+    return _unpool(3, x, indices, kernel_size, stride, padding, output_size)
+
+
+class MaxUnpool2d(_Named, torch.nn.MaxUnpool2d):
+    """torch.nn.MaxUnpool2d computed by poolgrad: ``forward(input, indices, output_size=None)``.
+
+    Example: ``poolgrad.torch.MaxUnpool2d(2)(y, i)``."""
+
+    def forward(self, x, indices, output_size=None):
+        return max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool3d(_Named, torch.nn.MaxUnpool3d):
+    """torch.nn.MaxUnpool3d computed by poolgrad: ``forward(input, indices, output_size=None)``."""
+
+    def forward(self, x, indices, output_size=None):
+        return max_unpool3d(x, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
 _SWAPS = {torch.nn.MaxPool2d: MaxPool2d, torch.nn.MaxPool3d: MaxPool3d,
-          torch.nn.AdaptiveMaxPool2d: AdaptiveMaxPool2d, torch.nn.AdaptiveMaxPool3d: AdaptiveMaxPool3d}
+          torch.nn.AdaptiveMaxPool2d: AdaptiveMaxPool2d, torch.nn.AdaptiveMaxPool3d: AdaptiveMaxPool3d,
+          torch.nn.MaxUnpool2d: MaxUnpool2d, torch.nn.MaxUnpool3d: MaxUnpool3d}
 
 
 def convert(module: torch.nn.Module) -> torch.nn.Module:
     """Swaps every torch max-pooling layer of `module` (torch.nn.MaxPool2d/3d,
-    AdaptiveMaxPool2d/3d; subclasses of them are left alone) for poolgrad's, in the style of
+    AdaptiveMaxPool2d/3d, MaxUnpool2d/3d; subclasses of them are left alone) for poolgrad's, in the style of
     torch.nn.SyncBatchNorm.convert_sync_batchnorm: the children are replaced in place and the
     converted module is returned (a new one where `module` itself is such a layer). Each new layer
     keeps the old one's attributes, training flag and hooks.

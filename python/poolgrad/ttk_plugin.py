@@ -84,6 +84,8 @@ def _operator_call(api, a):
     attrs = _pool_attrs(a) if "kernelSize" in spec.params else {}
     if "outputSize" in spec.params:
         attrs["output_size"] = list(a["outputSize"])
+    if "stride" in spec.attributes and "kernelSize" not in spec.params:  # the 3-D unpool's reserved
+        attrs.update(stride=list(a["stride"]), padding=list(a["padding"]))
     if "index_dtype" in spec.attributes:  # the dtype of the index output the kit allocated
         attrs["index_dtype"] = _dtype_name(a.get(spec.c_name("indices")))
     return inputs, attrs
@@ -140,6 +142,10 @@ def _make_customize(api):
             fwd = {"x": a["gradInputRef"], "rois": a["rois"], "pooled_h": a["pooledH"], "pooled_w": a["pooledW"],
                    "spatial_scale_h": scale, "spatial_scale_w": scale, "argmax": a["argmax"]}
             _fill(a["argmax"], _run("aclnnRoiPoolingWithArgMax", fwd, kwargs)[1])
+        elif suite.consumes_indices(_API[api]):  # a max unpool: distinct positions of each plane
+            indices = suite.make_unpool_indices(list(a["self"].shape), list(a["outputSize"]),
+                                                _dtype_name(a["indices"]), np.random.default_rng(0))
+            _fill(a["indices"], indices)
         else:  # a backward: the forward's index output on the same self
             forward = suite.OPERATORS[_API[api].forward].aclnn
             fwd = {"self": a["self"], "indices": a["indices"], "indicesOut": a["indices"]}
@@ -173,6 +179,10 @@ __spec__ = {  # noqa: F811 - the kit's contract, not the import system's module 
     "aclnnAdaptiveMaxPool3dBackward": "AdaptiveMaxPool3dBackwardTestSpec",
     "aclnnRoiPoolingWithArgMax": "RoiPoolingWithArgMaxTestSpec",
     "aclnnRoiPoolingGradWithArgMax": "RoiPoolingGradWithArgMaxTestSpec",
+    "aclnnMaxUnpool2d": "MaxUnpool2dTestSpec",
+    "aclnnMaxUnpool2dBackward": "MaxUnpool2dBackwardTestSpec",
+    "aclnnMaxUnpool3d": "MaxUnpool3dTestSpec",
+    "aclnnMaxUnpool3dBackward": "MaxUnpool3dBackwardTestSpec",
 }
 
 
@@ -181,7 +191,7 @@ def _spec(api):
     where the kit cannot draw the inputs at random."""
     golden, third_party = _make_golden(api)
     attrs = {"golden": staticmethod(golden), "third_party": {"torch": third_party}, "tolerance": _TOLERANCE}
-    if _API[api].forward or api == "aclnnRoiPoolingWithArgMax":
+    if _API[api].forward or api == "aclnnRoiPoolingWithArgMax" or suite.consumes_indices(_API[api]):
         attrs["customize_inputs"] = staticmethod(_make_customize(api))
     return type(__spec__[api], (), attrs)
 

@@ -25,6 +25,10 @@
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
+#include "aclnnop/aclnn_max_unpool2d.h"
+#include "aclnnop/aclnn_max_unpool2d_backward.h"
+#include "aclnnop/aclnn_max_unpool3d.h"
+#include "aclnnop/aclnn_max_unpool3d_backward.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
 #include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
 #include "poolgrad/poolgrad.h"
@@ -312,6 +316,48 @@ Phase1 adaptive3d_fwd_p1(const Array &x, const Array &out, const Array &idx,
       aclnnAdaptiveMaxPool3d);
 }
 
+// MaxUnpool: a 2-D call when stride is empty (the 2-D APIs take none), else the 3-D APIs.
+Phase1 max_unpool_fwd_p1(const Array &x, const Array &idx, const Array &out,
+                         std::vector<int64_t> size, std::vector<int64_t> stride,
+                         std::vector<int64_t> padding) {
+  Tensor tx(x, ACL_FORMAT_ND, "x"), ti(idx, ACL_FORMAT_ND, "indices"),
+      to(out, ACL_FORMAT_ND, "out");
+  POOLGRAD_TENSORS_OK(&tx, &ti, &to);
+  Ints os(size), ss(stride), pp(padding);
+  if (stride.empty())
+    return phase1(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnMaxUnpool2dGetWorkspaceSize(tx.t, ti.t, os.a, to.t, ws, ex);
+        },
+        aclnnMaxUnpool2d);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnMaxUnpool3dGetWorkspaceSize(tx.t, ti.t, os.a, ss.a, pp.a, to.t, ws, ex);
+      },
+      aclnnMaxUnpool3d);
+}
+
+Phase1 max_unpool_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx,
+                         std::vector<int64_t> size, std::vector<int64_t> stride,
+                         std::vector<int64_t> padding) {
+  Tensor tg(gy, ACL_FORMAT_ND, "grad_output"), tx(x, ACL_FORMAT_ND, "x"),
+      ti(idx, ACL_FORMAT_ND, "indices"), to(gx, ACL_FORMAT_ND, "grad_input");
+  POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &to);
+  Ints os(size), ss(stride), pp(padding);
+  if (stride.empty())
+    return phase1(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnMaxUnpool2dBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, os.a, to.t, ws, ex);
+        },
+        aclnnMaxUnpool2dBackward);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnMaxUnpool3dBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, os.a, ss.a, pp.a, to.t,
+                                                        ws, ex);
+      },
+      aclnnMaxUnpool3dBackward);
+}
+
 Phase1 adaptive3d_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx) {
   const aclFormat fmt = ACL_FORMAT_NCDHW;
   Tensor tg(gy, fmt, "grad_output"), tx(x, fmt, "x"), ti(idx, fmt, "indices"),
@@ -394,6 +440,26 @@ NB_MODULE(_ext, m) {
                              std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
                              std::vector<int64_t> d, bool ceil) {
     return finish(max_pool3d_bwd_p1(gy, x, idx, gx, k, s, p, d, ceil));
+  });
+  m.def("max_unpool_fwd",
+        [](const Array &x, const Array &idx, const Array &out, std::vector<int64_t> size,
+           std::vector<int64_t> stride, std::vector<int64_t> padding) {
+          return finish(max_unpool_fwd_p1(x, idx, out, size, stride, padding));
+        });
+  m.def("max_unpool_bwd",
+        [](const Array &gy, const Array &x, const Array &idx, const Array &gx,
+           std::vector<int64_t> size, std::vector<int64_t> stride, std::vector<int64_t> padding) {
+          return finish(max_unpool_bwd_p1(gy, x, idx, gx, size, stride, padding));
+        });
+  m.def("prepare_max_unpool_fwd",
+        [](const Array &x, const Array &idx, const Array &out, std::vector<int64_t> size,
+           std::vector<int64_t> stride, std::vector<int64_t> padding) {
+          return new Prepared(max_unpool_fwd_p1(x, idx, out, size, stride, padding), {x, idx, out});
+        });
+  m.def("prepare_max_unpool_bwd", [](const Array &gy, const Array &x, const Array &idx,
+                                     const Array &gx, std::vector<int64_t> size,
+                                     std::vector<int64_t> stride, std::vector<int64_t> padding) {
+    return new Prepared(max_unpool_bwd_p1(gy, x, idx, gx, size, stride, padding), {gy, x, idx, gx});
   });
   m.def("adaptive3d_fwd",
         [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> size) {

@@ -327,6 +327,143 @@ Tensor roi_backward_autograd(const Tensor &gy, const Tensor &rois, const Tensor 
   return RoiBackwardFn::apply(gy, rois, argmax, scale, ph, pw, n, c, h, w);
 }
 
+// ---- max unpooling: the gradient of the scatter is the gather at the same indices (the
+// backward op, as ATen's formula: every input element gets its position's gradient, duplicates
+// included); the gather's own gradient is the scatter-add of the incoming gradient into
+// gradOutput's plane ----
+using Unpool2dSig = Tensor(const Tensor &, const Tensor &, c10::SymIntArrayRef);
+using Unpool2dBackwardSig = Tensor(const Tensor &, const Tensor &, const Tensor &,
+                                   c10::SymIntArrayRef);
+using Unpool3dSig = Tensor(const Tensor &, const Tensor &, c10::SymIntArrayRef, IntArrayRef,
+                           IntArrayRef);
+using Unpool3dBackwardSig = Tensor(const Tensor &, const Tensor &, const Tensor &,
+                                   c10::SymIntArrayRef, IntArrayRef, IntArrayRef);
+
+const c10::TypedOperatorHandle<Unpool2dSig> &unpool2d_op() {
+  static const auto h = op<Unpool2dSig>("poolgrad::max_unpool2d");
+  return h;
+}
+const c10::TypedOperatorHandle<Unpool2dBackwardSig> &unpool2d_backward_op() {
+  static const auto h = op<Unpool2dBackwardSig>("poolgrad::max_unpool2d_backward");
+  return h;
+}
+const c10::TypedOperatorHandle<Unpool3dSig> &unpool3d_op() {
+  static const auto h = op<Unpool3dSig>("poolgrad::max_unpool3d");
+  return h;
+}
+const c10::TypedOperatorHandle<Unpool3dBackwardSig> &unpool3d_backward_op() {
+  static const auto h = op<Unpool3dBackwardSig>("poolgrad::max_unpool3d_backward");
+  return h;
+}
+
+// g (the shape of the unpooled input) added at idx into a zero plane of gy's shape.
+Tensor scatter_add_at(const Tensor &g, const Tensor &idx, const Tensor &gy, int64_t dims) {
+  const Tensor flat = at::zeros_like(gy).flatten(gy.dim() - dims);
+  const Tensor i = idx.flatten(idx.dim() - dims).to(at::kLong);
+  return flat.scatter_add(-1, i, g.flatten(g.dim() - dims).to(gy.scalar_type()))
+      .reshape_symint(gy.sym_sizes());
+}
+
+// The unpool's saved state: self's shape for the backward op, the indices, the sizes.
+struct Unpool2dFn : torch::autograd::Function<Unpool2dFn> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &x, const Tensor &idx,
+                        c10::SymIntArrayRef size) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    ctx->save_for_backward({x, idx});
+    ctx->saved_data["size"] = size;
+    return unpool2d_op().call(x, idx, size);
+  }
+  static variable_list backward(AutogradContext *ctx, variable_list g) {
+    const auto saved = ctx->get_saved_variables();
+    return {unpool2d_backward_op().call(g[0], saved[0], saved[1],
+                                        ctx->saved_data["size"].toSymIntList().vec()),
+            Tensor(), Tensor()};
+  }
+};
+
+struct Unpool2dBackwardFn : torch::autograd::Function<Unpool2dBackwardFn> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &gy, const Tensor &x, const Tensor &idx,
+                        c10::SymIntArrayRef size) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    ctx->save_for_backward({gy, idx});
+    return unpool2d_backward_op().call(gy, x, idx, size);
+  }
+  static variable_list backward(AutogradContext *ctx, variable_list g) {
+    const auto saved = ctx->get_saved_variables();
+    return {scatter_add_at(g[0], saved[1], saved[0], 2), Tensor(), Tensor(), Tensor()};
+  }
+};
+
+struct Unpool3dFn : torch::autograd::Function<Unpool3dFn> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &x, const Tensor &idx,
+                        c10::SymIntArrayRef size, IntArrayRef stride, IntArrayRef padding) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    ctx->save_for_backward({x, idx});
+    ctx->saved_data["size"] = size;
+    ctx->saved_data["stride"] = stride;
+    ctx->saved_data["padding"] = padding;
+    return unpool3d_op().call(x, idx, size, stride, padding);
+  }
+  static variable_list backward(AutogradContext *ctx, variable_list g) {
+    const auto saved = ctx->get_saved_variables();
+    auto &a = ctx->saved_data;
+    return {unpool3d_backward_op().call(g[0], saved[0], saved[1], a["size"].toSymIntList().vec(),
+                                        a["stride"].toIntVector(), a["padding"].toIntVector()),
+            Tensor(), Tensor(), Tensor(), Tensor()};
+  }
+};
+
+struct Unpool3dBackwardFn : torch::autograd::Function<Unpool3dBackwardFn> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &gy, const Tensor &x, const Tensor &idx,
+                        c10::SymIntArrayRef size, IntArrayRef stride, IntArrayRef padding) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    ctx->save_for_backward({gy, idx});
+    return unpool3d_backward_op().call(gy, x, idx, size, stride, padding);
+  }
+  static variable_list backward(AutogradContext *ctx, variable_list g) {
+    const auto saved = ctx->get_saved_variables();
+    return {scatter_add_at(g[0], saved[1], saved[0], 3),
+            Tensor(),
+            Tensor(),
+            Tensor(),
+            Tensor(),
+            Tensor()};
+  }
+};
+
+Tensor unpool2d_autograd(const Tensor &x, const Tensor &idx, c10::SymIntArrayRef size) {
+  if (!records({&x})) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return unpool2d_op().call(x, idx, size);
+  }
+  return Unpool2dFn::apply(x, idx, size);
+}
+Tensor unpool2d_backward_autograd(const Tensor &gy, const Tensor &x, const Tensor &idx,
+                                  c10::SymIntArrayRef size) {
+  if (!records({&gy})) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return unpool2d_backward_op().call(gy, x, idx, size);
+  }
+  return Unpool2dBackwardFn::apply(gy, x, idx, size);
+}
+Tensor unpool3d_autograd(const Tensor &x, const Tensor &idx, c10::SymIntArrayRef size,
+                         IntArrayRef stride, IntArrayRef padding) {
+  if (!records({&x})) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return unpool3d_op().call(x, idx, size, stride, padding);
+  }
+  return Unpool3dFn::apply(x, idx, size, stride, padding);
+}
+Tensor unpool3d_backward_autograd(const Tensor &gy, const Tensor &x, const Tensor &idx,
+                                  c10::SymIntArrayRef size, IntArrayRef stride,
+                                  IntArrayRef padding) {
+  if (!records({&gy})) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return unpool3d_backward_op().call(gy, x, idx, size, stride, padding);
+  }
+  return Unpool3dBackwardFn::apply(gy, x, idx, size, stride, padding);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(poolgrad, Autograd, m) {
@@ -342,4 +479,8 @@ TORCH_LIBRARY_IMPL(poolgrad, Autograd, m) {
   m.impl("adaptive_max_pool3d_backward", &adaptive_backward_autograd<Adaptive3d>);
   m.impl("roi_pool", &roi_autograd);
   m.impl("_roi_pool_backward", &roi_backward_autograd);
+  m.impl("max_unpool2d", &unpool2d_autograd);
+  m.impl("max_unpool2d_backward", &unpool2d_backward_autograd);
+  m.impl("max_unpool3d", &unpool3d_autograd);
+  m.impl("max_unpool3d_backward", &unpool3d_backward_autograd);
 }

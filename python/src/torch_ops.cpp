@@ -23,6 +23,10 @@
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
+#include "aclnnop/aclnn_max_unpool2d.h"
+#include "aclnnop/aclnn_max_unpool2d_backward.h"
+#include "aclnnop/aclnn_max_unpool3d.h"
+#include "aclnnop/aclnn_max_unpool3d_backward.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
 #include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
 #include "poolgrad/poolgrad.h"
@@ -362,6 +366,80 @@ Tensor adaptive_max_pool3d_backward_cpu(const Tensor &gy, const Tensor &x, const
   return gx;
 }
 
+// ---- max unpooling (ATen's max_unpool2d / max_unpool3d schemas; the backwards are poolgrad's)
+// ---- x's shape with its last output_size.size() dims replaced (x's own where it has too few dims,
+// so that the library reports what is wrong).
+std::vector<int64_t> unpool_shape(const Tensor &x, IntArrayRef size) {
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+  if (shape.size() >= size.size())
+    for (size_t i = 0; i < size.size(); ++i)
+      shape[shape.size() - size.size() + i] = size[i] > 0 ? size[i] : 0;
+  return shape;
+}
+
+// The 2-D APIs (spatial 2) or the 3-D ones (which take stride and padding).
+Tensor max_unpool(int spatial, const Tensor &x, const Tensor &indices, IntArrayRef size,
+                  IntArrayRef stride, IntArrayRef padding) {
+  Tensor out = new_output(unpool_shape(x, size), x.options());
+  View vx(x, ACL_FORMAT_ND, "self"), vi(indices, ACL_FORMAT_ND, "indices"),
+      vo(out, ACL_FORMAT_ND, "out");
+  auto os = ints(size), ss = ints(stride), pp = ints(padding);
+  if (spatial == 2)
+    run(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnMaxUnpool2dGetWorkspaceSize(vx.get(), vi.get(), os.a, vo.get(), ws, ex);
+        },
+        aclnnMaxUnpool2d);
+  else
+    run(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnMaxUnpool3dGetWorkspaceSize(vx.get(), vi.get(), os.a, ss.a, pp.a, vo.get(),
+                                                  ws, ex);
+        },
+        aclnnMaxUnpool3d);
+  return out;
+}
+
+Tensor max_unpool_backward(int spatial, const Tensor &gy, const Tensor &x, const Tensor &indices,
+                           IntArrayRef size, IntArrayRef stride, IntArrayRef padding) {
+  const Tensor g = gy.contiguous();
+  Tensor gx = new_output(x.sizes(), x.options());
+  View vg(g, ACL_FORMAT_ND, "grad_output"), vx(x, ACL_FORMAT_ND, "self"),
+      vi(indices, ACL_FORMAT_ND, "indices"), vgx(gx, ACL_FORMAT_ND, "grad_input");
+  auto os = ints(size), ss = ints(stride), pp = ints(padding);
+  if (spatial == 2)
+    run(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnMaxUnpool2dBackwardGetWorkspaceSize(vg.get(), vx.get(), vi.get(), os.a,
+                                                          vgx.get(), ws, ex);
+        },
+        aclnnMaxUnpool2dBackward);
+  else
+    run(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnMaxUnpool3dBackwardGetWorkspaceSize(vg.get(), vx.get(), vi.get(), os.a, ss.a,
+                                                          pp.a, vgx.get(), ws, ex);
+        },
+        aclnnMaxUnpool3dBackward);
+  return gx;
+}
+
+Tensor max_unpool2d(const Tensor &x, const Tensor &indices, c10::SymIntArrayRef size) {
+  return max_unpool(2, x, indices, C10_AS_INTARRAYREF_SLOW(size), {}, {});
+}
+Tensor max_unpool2d_backward(const Tensor &gy, const Tensor &x, const Tensor &indices,
+                             c10::SymIntArrayRef size) {
+  return max_unpool_backward(2, gy, x, indices, C10_AS_INTARRAYREF_SLOW(size), {}, {});
+}
+Tensor max_unpool3d(const Tensor &x, const Tensor &indices, c10::SymIntArrayRef size,
+                    IntArrayRef stride, IntArrayRef padding) {
+  return max_unpool(3, x, indices, C10_AS_INTARRAYREF_SLOW(size), stride, padding);
+}
+Tensor max_unpool3d_backward(const Tensor &gy, const Tensor &x, const Tensor &indices,
+                             c10::SymIntArrayRef size, IntArrayRef stride, IntArrayRef padding) {
+  return max_unpool_backward(3, gy, x, indices, C10_AS_INTARRAYREF_SLOW(size), stride, padding);
+}
+
 // ---- RoI pooling (CANN's geometry) -------------------------------------------------------------
 std::tuple<Tensor, Tensor> roi_pool(const Tensor &x, const Tensor &rois, double scale,
                                     c10::SymInt ph_, c10::SymInt pw_) {
@@ -449,6 +527,10 @@ TORCH_LIBRARY_IMPL(poolgrad, CPU, m) {
   m.impl("adaptive_max_pool3d_backward", &adaptive_max_pool3d_backward_cpu);
   m.impl("roi_pool", &roi_pool);
   m.impl("_roi_pool_backward", &roi_pool_backward);
+  m.impl("max_unpool2d", &max_unpool2d);
+  m.impl("max_unpool2d_backward", &max_unpool2d_backward);
+  m.impl("max_unpool3d", &max_unpool3d);
+  m.impl("max_unpool3d_backward", &max_unpool3d_backward);
 }
 
 TORCH_LIBRARY_IMPL(poolgrad, CompositeExplicitAutograd, m) {

@@ -122,6 +122,14 @@ def poolgrad_own(api, t, attrs, product):
         if api == "aclnnRoiPoolingWithArgMax":
             return list(poolgrad.roi_pool_with_argmax(t["x"], t["rois"], (attrs["pooled_h"], attrs["pooled_w"]),
                                                       attrs["spatial_scale_h"]))
+        if api in ("aclnnMaxUnpool2d", "aclnnMaxUnpool3d"):
+            reserved = [attrs["stride"], attrs["padding"]] if "stride" in attrs else []
+            f = poolgrad.max_unpool2d if "2d" in api else poolgrad.max_unpool3d
+            return [f(t["self"], t["indices"], attrs["outputSize"], *reserved)]
+        if api in ("aclnnMaxUnpool2dBackward", "aclnnMaxUnpool3dBackward"):
+            reserved = [attrs["stride"], attrs["padding"]] if "stride" in attrs else []
+            f = poolgrad.max_unpool2d_backward if "2d" in api else poolgrad.max_unpool3d_backward
+            return [f(t["gradOutput"], t["self"], t["indices"], attrs["outputSize"], *reserved)]
         if api == "aclnnRoiPoolingGradWithArgMax":
             return [poolgrad.roi_pool_with_argmax_backward(t["gradOutput"], t["rois"], t["argmax"],
                                                            t["gradInputRef"].shape, attrs["spatialScale"])]
@@ -147,7 +155,9 @@ def test_every_shipped_case_gives_a_meaningful_comparison(row, product):
     api, t, names = r["api"], r["tensors"], r["names"]
     declared = [names[i] for i in r["outputs"]]
     # The outputs compared are the API's outputs: every tensor the header writes.
-    writes = {"out", "indices", "outputOut", "indicesOut", "y", "argmax", "gradInput", "gradInputRef"}
+    writes = {"out", "outRef", "indices", "outputOut", "indicesOut", "y", "argmax", "gradInput", "gradInputRef"}
+    if "Unpool" in api:  # the indices are an input there
+        writes.discard("indices")
     forward = not ("Backward" in api or "Grad" in api)
     assert declared == [n for n in names if n in writes and (forward or n not in ("indices", "argmax"))]
     # Every compared output: the declared shape and dtype.
@@ -165,6 +175,12 @@ def test_every_shipped_case_gives_a_meaningful_comparison(row, product):
                            {"pooled_h": r["attrs"]["pooledH"], "pooled_w": r["attrs"]["pooledW"],
                             "spatial_scale_h": r["attrs"]["spatialScale"]}, product)
         assert torch.equal(t["argmax"], fwd[1])
+    elif "Unpool" in api:  # distinct positions of each output plane
+        size = list(r["attrs"]["outputSize"])
+        plane = int(torch.tensor(size).prod())
+        flat = t["indices"].reshape(-1, int(torch.tensor(t["indices"].shape[-len(size):]).prod()))
+        assert ((flat >= 0) & (flat < plane)).all()
+        assert all(len(set(row.tolist())) == len(row) for row in flat)
     elif not forward:
         fwd_api = api.replace("Backward", "")
         fwd_t = {"self": t["self"], "indices": t["indices"], "indicesOut": t["indices"]}
@@ -208,7 +224,7 @@ def test_plugin_path_command_a_spec_for_every_api_and_a_case_for_every_api():
     assert covered == set(PARAMS)
     # customize_inputs exactly where the kit cannot draw inputs at random.
     assert {api for api, c in kit.index.items() if hasattr(getattr(kit.module, c), "customize_inputs")} == {
-        api for api in PARAMS if "Backward" in api or "Roi" in api}
+        api for api in PARAMS if "Backward" in api or "Roi" in api or "Unpool" in api}
 
 
 def test_customize_inputs_also_returns_the_filled_tensors_for_kits_that_use_it():
