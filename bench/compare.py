@@ -258,6 +258,39 @@ def run_adaptive3d(row, threads, reps, results):
                         max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
 
 
+def run_unpool(row, threads, reps, results):
+    """MaxUnpool against PyTorch's max_unpool2d / 3d on the indices its max pool makes, and the
+    backward against what PyTorch's autograd runs for it (a gather of the gradient at the indices)."""
+    wid, shape, k, s, p, dtname = row
+    spatial = len(shape) - 2
+    g = torch.Generator().manual_seed(0)
+    src = torch.randn(shape, generator=g).to(tdtype(dtname))
+    pool = torch.ops.aten.max_pool2d_with_indices if spatial == 2 else torch.ops.aten.max_pool3d_with_indices
+    y, idx = pool(src, [k] * spatial, [s] * spatial, [p] * spatial, [1] * spatial, False)
+    size = list(shape[2:])
+    reserved = ([], []) if spatial == 2 else ([s] * 3, [p] * 3)
+    peer_fwd = ((lambda: torch.ops.aten.max_unpool2d(y, idx, size)) if spatial == 2 else
+                (lambda: torch.ops.aten.max_unpool3d(y, idx, size, *reserved)))
+    want = peer_fwd()
+    out = torch.empty_like(want)
+    prep = _ext.prepare_max_unpool_fwd(y, idx, out, size, *reserved)
+    peer_ms, ms = paired(peer_fwd, lambda: ok(prep.run()), reps)
+    results.append(dict(op=f"unpool{spatial}d_forward", id=wid, threads=threads, dtype=dtname, index="int64",
+                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=nbytes(y, idx, out),
+                        max_abs_diff=0.0 if torch.equal(out, want) else float("nan")))
+    del prep
+    gy = torch.randn(want.shape, generator=g).to(y.dtype)
+    peer_bwd = lambda: gy.flatten(2).gather(-1, idx.flatten(2)).view(idx.shape)  # noqa: E731
+    ref = peer_bwd()
+    gx = torch.empty_like(y)
+    prep = _ext.prepare_max_unpool_bwd(gy, y, idx, gx, size, *reserved)
+    peer_ms, ms = paired(peer_bwd, lambda: ok(prep.run()), reps)
+    results.append(dict(op=f"unpool{spatial}d_backward", id=wid, threads=threads, dtype=dtname, index="int64",
+                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms,
+                        bytes=nbytes(idx, gx) + nbytes(gx),  # the gathered elements, each read once
+                        max_abs_diff=0.0 if torch.equal(gx, ref) else float("nan")))
+
+
 def make_rois(g, n, h, w, r, scale):
     img_h, img_w = h / scale, w / scale
     b = torch.randint(0, n, (r,), generator=g).float()
@@ -375,7 +408,8 @@ def render(results, bws, probes, out_md, out_png):
     lines.append("")
     for op in ("maxpool_backward", "maxpool_forward", "adaptive_backward", "adaptive_forward",
                "maxpool3d_backward", "maxpool3d_forward", "adaptive3d_backward", "adaptive3d_forward",
-               "roi_backward", "roi_forward", "layer_forward_backward"):
+               "roi_backward", "roi_forward", "unpool2d_forward", "unpool2d_backward", "unpool3d_forward",
+               "unpool3d_backward", "layer_forward_backward"):
         rows = [r for r in results if r["op"] == op]
         if not rows:
             continue
@@ -556,6 +590,7 @@ def main():
             runs += [(row, lambda row: run_pool3d(row, t, args.reps, results)) for row in workloads.POOL3D]
             runs += [(row, lambda row: run_adaptive3d(row, t, args.reps, results)) for row in workloads.ADAPTIVE3D]
             runs += [(row, lambda row: run_roi(row, t, args.reps, results, read_ms)) for row in workloads.ROI]
+            runs += [(row, lambda row: run_unpool(row, t, args.reps, results)) for row in workloads.UNPOOL]
             runs += [(("layers",), lambda row: run_layers(t, args.reps, results))]
             for row, run in runs:
                 if args.only is None or row[0] in args.only:

@@ -26,6 +26,11 @@ def parse(kind, wid, spec):
     parts = spec.split("_")
     flags = set(parts[2:])
     dims = _fields(parts[0], {"mb", "ic", "id", "ih", "iw"} if kind.endswith("3d") else {"mb", "ic", "ih", "iw"})
+    if kind in ("unpool", "unpool3d"):  # the max pool whose indices the unpool consumes
+        a = _fields(parts[1], {"kh", "sh", "ph"} if kind == "unpool" else {"k", "s", "p"})
+        k, s, p = (a["kh"], a["sh"], a.get("ph", 0)) if kind == "unpool" else (a["k"], a["s"], a.get("p", 0))
+        spatial = (dims["ih"], dims["iw"]) if kind == "unpool" else (dims["id"], dims["ih"], dims["iw"])
+        return (wid, (dims["mb"], dims["ic"]) + spatial, k, s, p, "float32")
     dtype = next((_DTYPES[f] for f in flags if f in _DTYPES), "float32")
     unknown = flags - set(_DTYPES) - {"ceil", "nhwc", "mask"}
     if unknown:
@@ -53,7 +58,7 @@ def parse(kind, wid, spec):
 
 
 def load(path=FILE):
-    rows = {"maxpool": [], "roi": [], "adaptive": [], "pool3d": [], "adaptive3d": []}
+    rows = {"maxpool": [], "roi": [], "adaptive": [], "pool3d": [], "adaptive3d": [], "unpool": [], "unpool3d": []}
     for line in path.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
@@ -73,3 +78,5 @@ ADAPTIVE = _ROWS["adaptive"]
 POOL3D = _ROWS["pool3d"]
 # id, (N, C, D, H, W), (Dout, Hout, Wout), dtype
 ADAPTIVE3D = _ROWS["adaptive3d"]
+# id, the unpooled shape (N, C, [D,] H, W), the max pool's kernel, stride, pad, dtype
+UNPOOL = _ROWS["unpool"] + _ROWS["unpool3d"]

@@ -130,14 +130,19 @@ struct Wide<Half> {
 
 template <class S>
 typename Wide<S>::type load_value(const char *p) {
-  S v;
-  std::memcpy(&v, p, sizeof(S));
-  if constexpr (std::is_same<S, Half>::value)
-    return half_to_float(v.bits);
-  else if constexpr (std::is_same<S, bool>::value)
-    return v ? 1 : 0;
-  else
-    return static_cast<typename Wide<S>::type>(v);
+  if constexpr (std::is_same<S, bool>::value) {
+    // Read as a byte: a caller's BOOL byte other than 0 or 1 is true, not undefined behaviour.
+    uint8_t b;
+    std::memcpy(&b, p, 1);
+    return b != 0;
+  } else {
+    S v;
+    std::memcpy(&v, p, sizeof(S));
+    if constexpr (std::is_same<S, Half>::value)
+      return half_to_float(v.bits);
+    else
+      return static_cast<typename Wide<S>::type>(v);
+  }
 }
 
 template <class D, class W>
