@@ -433,3 +433,63 @@ TEST(MaxUnpool3d, ValidationRules) {
 }
 
 }  // namespace
+
+namespace {
+
+// The backward's AVX2 row (float32 / int32, dense rows): its name, the same bits as the portable
+// row, and an index outside the plane in the middle of a vector group named from the register's
+// copy while the group's other lanes are gathered.
+TEST(MaxUnpool2d, BackwardVectorRowAgreesAndNamesBadLanes) {
+  std::mt19937 rng(9);
+  for (aclDataType idt : {ACL_INT32, ACL_INT64})
+    for (aclDataType dt : {ACL_FLOAT, ACL_INT32, ACL_FLOAT16}) {
+      SCOPED_TRACE(testing::Message() << "idt=" << idt << " dt=" << dt);
+      HostTensor gy({2, 3, 6, 20}, dt), x({2, 3, 3, 20}, dt), idx({2, 3, 3, 20}, idt);
+      for (int64_t i = 0; i < gy.numel(); ++i)
+        dt == ACL_INT32 ? gy.set_int(i, static_cast<int32_t>(rng())) : gy.set(i, float(i % 97));
+      for (int64_t i = 0; i < idx.numel(); ++i) idx.set_int(i, rng() % 120);
+      std::vector<uint64_t> results[2];
+      std::string names[2];
+      const char *caps[] = {"avx2", "default"};
+      for (int run = 0; run < 2; ++run) {
+        ASSERT_EQ(poolgradSetCpuCapability(caps[run]), 0);
+        HostTensor gx({2, 3, 3, 20}, dt);
+        uint64_t ws = 0;
+        aclOpExecutor *ex = nullptr;
+        ASSERT_EQ(aclnnMaxUnpool2dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(),
+                                                           IntArray({6, 20}), gx.t(), &ws, &ex),
+                  ACLNN_SUCCESS)
+            << last_msg();
+        names[run] = poolgradGetKernelName(ex);
+        ASSERT_EQ(aclnnMaxUnpool2dBackward(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+        for (int64_t i = 0; i < gx.numel(); ++i)
+          results[run].push_back(static_cast<uint64_t>(
+              elem_size(dt) == 2 ? gx.get_bits16(i) : static_cast<uint32_t>(gx.get_int(i))));
+      }
+#if defined(__x86_64__) || defined(__i386__)
+      EXPECT_EQ(names[0], dt == ACL_FLOAT16 ? "gather-planes" : "gather-planes/avx2");
+#endif
+      EXPECT_EQ(names[1], "gather-planes");
+      EXPECT_EQ(results[0], results[1]);
+      // A bad index at w = 9 of row (n=1, c=2, h=1): inside the second vector group.
+      idx.set_int(((1 * 3 + 2) * 3 + 1) * 20 + 9, 120);
+      for (const char *cap : caps) {
+        ASSERT_EQ(poolgradSetCpuCapability(cap), 0);
+        HostTensor gx({2, 3, 3, 20}, dt);
+        EXPECT_STATUS_MSG(backward(gy, x, idx, IntArray({6, 20}), gx), ACLNN_ERR_PARAM_INVALID,
+                          kBwd,
+                          "indices[1,2,1,9]=120 must be in [0, outputSize[0]*outputSize[1]=120)");
+        EXPECT_TRUE(gx.guards_intact());
+        for (int64_t w = 0; w < 20; ++w)  // the rest of the row is gathered
+          if (w != 9) {
+            const int64_t o = ((1 * 3 + 2) * 3 + 1) * 20 + w;
+            EXPECT_EQ(elem_size(dt) == 2 ? gx.get_bits16(o) : static_cast<uint32_t>(gx.get_int(o)),
+                      results[1][o])
+                << cap << " w=" << w;
+          }
+      }
+      poolgradSetCpuCapability("avx512");
+    }
+}
+
+}  // namespace

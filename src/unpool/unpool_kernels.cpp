@@ -6,9 +6,15 @@
 // it becomes an address.
 #include "unpool_kernels.h"
 
+#include <algorithm>
+#include <climits>
 #include <cstring>
 #include <new>
 #include <type_traits>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "../core/dtype.h"
 #include "../core/scratch.h"
@@ -32,14 +38,6 @@ inline char *at_flat(const Strided5 &t, int64_t es, int64_t n, int64_t c, int64_
 // Whether each (n, c) plane of t is dense row-major (its flat position is an element offset).
 inline bool plane_dense(const Strided5 &t) {
   return t.sw == 1 && (t.h == 1 || t.sh == t.w) && (t.d == 1 || t.sd == t.h * t.w);
-}
-
-// A plane's index, read once, as int64.
-template <class I>
-inline int64_t index_at(const Strided5 &idx, int64_t n, int64_t c, int64_t z, int64_t y,
-                        int64_t x) {
-  return static_cast<int64_t>(
-      load_once(reinterpret_cast<const I *>(at(idx, sizeof(I), n, c, z, y, x))));
 }
 
 // The parts' first errors live in the workspace (phase 2 allocates nothing).
@@ -72,6 +70,8 @@ FirstError for_planes(const UnpoolParams &p, const Strided5 &grid, void *workspa
 }
 
 // ---- the forward: zero-fill, then the scatter in input order ----
+// Rows of the input and the indices are walked with byte strides; an index addresses the output
+// plane directly where the plane is dense (the usual case), through its strides otherwise.
 template <class T, class I>
 void unpool_plane(const UnpoolParams &p, const Strided5 &x, const Strided5 &idx,
                   const Strided5 &out, int64_t n, int64_t c, FirstError *err) {
@@ -83,18 +83,20 @@ void unpool_plane(const UnpoolParams &p, const Strided5 &x, const Strided5 &idx,
   } else {
     for (int64_t v = 0; v < plane_size; ++v) std::memset(at_flat(out, es, n, c, v), 0, sizeof(T));
   }
+  const int64_t xs = x.sw * es, is = idx.sw * static_cast<int64_t>(sizeof(I));
   int64_t pos = (n * x.c + c) * x.d * x.h * x.w;  // the flat (n, c, z, y, x) position
   for (int64_t z = 0; z < x.d; ++z)
-    for (int64_t y = 0; y < x.h; ++y)
-      for (int64_t w = 0; w < x.w; ++w, ++pos) {
-        const int64_t v = index_at<I>(idx, n, c, z, y, w);
+    for (int64_t y = 0; y < x.h; ++y, pos += x.w) {
+      const char *xr = at(x, es, n, c, z, y, 0), *ir = at(idx, sizeof(I), n, c, z, y, 0);
+      for (int64_t w = 0; w < x.w; ++w) {
+        const int64_t v = static_cast<int64_t>(load_once(reinterpret_cast<const I *>(ir + w * is)));
         if (!in_plane(v, plane_size)) {
-          err->note(pos, v);
+          err->note(pos + w, v);
           continue;
         }
-        char *dst = dense ? plane + v * es : at_flat(out, es, n, c, v);
-        std::memcpy(dst, at(x, es, n, c, z, y, w), sizeof(T));
+        std::memcpy(dense ? plane + v * es : at_flat(out, es, n, c, v), xr + w * xs, sizeof(T));
       }
+    }
 }
 
 template <class T>
@@ -208,6 +210,51 @@ Convert converter(aclDataType from, aclDataType to) {
   }
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+// A row of the gather of 4-byte elements, dense everywhere, with AVX2: each group of indices is
+// loaded once into a register and pinned there (the compiler may not load them again), checked
+// as a vector and gathered from the same register; a group with an index outside the plane is
+// done lane by lane from the register's copy, the bad lanes noted. Returns the count done (the
+// tail is the caller's).
+template <class I>
+__attribute__((target("avx2"))) int64_t gather_row_avx2(const char *plane, const I *ir, char *orow,
+                                                        int64_t n, int64_t plane_size, int64_t pos,
+                                                        FirstError *err) {
+  constexpr int kLanes = sizeof(I) == 8 ? 4 : 8;
+  const int64_t top = std::min<int64_t>(plane_size - 1, sizeof(I) == 8 ? INT64_MAX : INT32_MAX);
+  const __m256i lim =
+      sizeof(I) == 8 ? _mm256_set1_epi64x(top) : _mm256_set1_epi32(static_cast<int32_t>(top));
+  const __m256i zero = _mm256_setzero_si256();
+  int64_t k = 0;
+  for (; k + kLanes <= n; k += kLanes) {
+    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(ir + k));
+    __asm__("" : "+x"(v));  // pinned: the checked and the used values are this register
+    const __m256i bad =
+        sizeof(I) == 8 ? _mm256_or_si256(_mm256_cmpgt_epi64(zero, v), _mm256_cmpgt_epi64(v, lim))
+                       : _mm256_or_si256(_mm256_cmpgt_epi32(zero, v), _mm256_cmpgt_epi32(v, lim));
+    if (_mm256_testz_si256(bad, bad)) {
+      if constexpr (sizeof(I) == 8)
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(orow + 4 * k),
+                         _mm256_i64gather_epi32(reinterpret_cast<const int *>(plane), v, 4));
+      else
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(orow + 4 * k),
+                            _mm256_i32gather_epi32(reinterpret_cast<const int *>(plane), v, 4));
+      continue;
+    }
+    alignas(32) I lanes[kLanes];
+    _mm256_store_si256(reinterpret_cast<__m256i *>(lanes), v);
+    for (int j = 0; j < kLanes; ++j) {
+      const int64_t at_v = static_cast<int64_t>(lanes[j]);
+      if (in_plane(at_v, plane_size))
+        std::memcpy(orow + 4 * (k + j), plane + 4 * at_v, 4);
+      else
+        err->note(pos + k + j, at_v);
+    }
+  }
+  return k;
+}
+#endif
+
 // One plane of the gather: `move` copies (or converts) one element.
 template <class I, class Move>
 void gather_plane(const UnpoolParams &p, const Strided5 &gy, const Strided5 &idx,
@@ -216,18 +263,31 @@ void gather_plane(const UnpoolParams &p, const Strided5 &gy, const Strided5 &idx
   const int64_t plane_size = p.out_d * p.out_h * p.out_w;
   const bool dense = plane_dense(gy);
   const char *plane = at(gy, es_in, n, c, 0, 0, 0);
+  const int64_t os = out.sw * es_out, is = idx.sw * static_cast<int64_t>(sizeof(I));
   int64_t pos = (n * out.c + c) * out.d * out.h * out.w;
+  // The AVX2 row: same-dtype 4-byte elements, every row dense.
+  const bool vector = has_avx2(p.isa) && unpool_gather_vector(p, gy, idx, out);
   for (int64_t z = 0; z < out.d; ++z)
-    for (int64_t y = 0; y < out.h; ++y)
-      for (int64_t w = 0; w < out.w; ++w, ++pos) {
-        const int64_t v = index_at<I>(idx, n, c, z, y, w);
+    for (int64_t y = 0; y < out.h; ++y, pos += out.w) {
+      char *orow = at(out, es_out, n, c, z, y, 0);
+      const char *ir = at(idx, sizeof(I), n, c, z, y, 0);
+      int64_t w = 0;
+#if defined(__x86_64__) || defined(__i386__)
+      if (vector)
+        w = gather_row_avx2<I>(plane, reinterpret_cast<const I *>(ir), orow, out.w, plane_size, pos,
+                               err);
+#else
+      (void)vector;
+#endif
+      for (; w < out.w; ++w) {
+        const int64_t v = static_cast<int64_t>(load_once(reinterpret_cast<const I *>(ir + w * is)));
         if (!in_plane(v, plane_size)) {
-          err->note(pos, v);
+          err->note(pos + w, v);
           continue;
         }
-        move(dense ? plane + v * es_in : at_flat(gy, es_in, n, c, v),
-             at(out, es_out, n, c, z, y, w));
+        move(dense ? plane + v * es_in : at_flat(gy, es_in, n, c, v), orow + w * os);
       }
+    }
 }
 
 template <class Move>
@@ -242,10 +302,12 @@ FirstError backward_with(const UnpoolParams &p, const Strided5 &gy, const Stride
   });
 }
 
+// The same-dtype element move, inlined into the gather (a function pointer would cost a call an
+// element).
 template <class T>
-void copy_element(const char *src, char *dst) {
-  std::memcpy(dst, src, sizeof(T));
-}
+struct CopyElement {
+  void operator()(const char *src, char *dst) const { std::memcpy(dst, src, sizeof(T)); }
+};
 
 }  // namespace
 
@@ -278,14 +340,20 @@ FirstError unpool_backward(const UnpoolParams &p, const Strided5 &grad_out, cons
   }
   switch (dtype_size(p.dtype)) {
     case 1:
-      return backward_with(p, grad_out, idx, out, workspace, copy_element<uint8_t>);
+      return backward_with(p, grad_out, idx, out, workspace, CopyElement<uint8_t>());
     case 2:
-      return backward_with(p, grad_out, idx, out, workspace, copy_element<uint16_t>);
+      return backward_with(p, grad_out, idx, out, workspace, CopyElement<uint16_t>());
     case 4:
-      return backward_with(p, grad_out, idx, out, workspace, copy_element<uint32_t>);
+      return backward_with(p, grad_out, idx, out, workspace, CopyElement<uint32_t>());
     default:
-      return backward_with(p, grad_out, idx, out, workspace, copy_element<uint64_t>);
+      return backward_with(p, grad_out, idx, out, workspace, CopyElement<uint64_t>());
   }
+}
+
+bool unpool_gather_vector(const UnpoolParams &p, const Strided5 &grad_out, const Strided5 &idx,
+                          const Strided5 &out) {
+  return p.dtype == p.out_dtype && dtype_size(p.dtype) == 4 && plane_dense(grad_out) &&
+         idx.sw == 1 && out.sw == 1;
 }
 
 bool unpool_can_cast(aclDataType from, aclDataType to) {

@@ -35,6 +35,11 @@ FirstError unpool_forward(const UnpoolParams &p, const Strided5 &self, const Str
 FirstError unpool_backward(const UnpoolParams &p, const Strided5 &grad_out, const Strided5 &idx,
                            const Strided5 &out, void *workspace);
 
+// Whether the backward's AVX2 row applies: same-dtype 4-byte elements, gradOutput's planes
+// dense, indices and out rows with unit stride.
+bool unpool_gather_vector(const UnpoolParams &p, const Strided5 &grad_out, const Strided5 &idx,
+                          const Strided5 &out);
+
 // Whether the backward's gradOutput dtype converts to out's: no float to integer, nothing but
 // BOOL to BOOL (the promotion rule CANN's cast check and PyTorch's canCast share).
 bool unpool_can_cast(aclDataType from, aclDataType to);
