@@ -56,8 +56,10 @@ def _run(op, *args):
 
 def _pool(op, fast_op, x, kernel_size, stride, padding, dilation, ceil_mode):
     try:  # _run's job, inline: going through it costs a third of a microsecond on this hot path
-        if _plain(x):
-            return fast_op(x, _attr(kernel_size), _attr(stride), _attr(padding), _attr(dilation), ceil_mode)
+        # _plain(x), inline (a Python call is a tenth of a microsecond here); the fast path parses
+        # the attributes itself (an int, a list or a tuple; stride None for the kernel size).
+        if type(x) is torch.Tensor and not _function_mode() and not _is_compiling():
+            return fast_op(x, kernel_size, stride, padding, dilation, ceil_mode)
         if stride is None and padding == 0 and dilation == 1 and not ceil_mode:
             return op(x, _attr(kernel_size))  # the schema's defaults: each argument passed costs 0.2 us
         return op(x, _attr(kernel_size), _attr(stride), _attr(padding), _attr(dilation), ceil_mode)
@@ -130,7 +132,8 @@ class MaxPool2d(_Named, torch.nn.MaxPool2d):
     Example: ``poolgrad.torch.MaxPool2d(3, 2, 1)(torch.randn(1, 64, 112, 112))``."""
 
     def forward(self, x):  # max_pool2d's body: a Python call less a call
-        out, idx = _pool(_mp2, fast.max_pool2d_with_indices, x, self.kernel_size, _stride_arg(self),
+        stride = None if self.stride == self.kernel_size else self.stride  # _stride_arg, inline
+        out, idx = _pool(_mp2, fast.max_pool2d_with_indices, x, self.kernel_size, stride,
                          self.padding, self.dilation, self.ceil_mode)
         return (out, idx) if self.return_indices else out
 
