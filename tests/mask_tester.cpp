@@ -30,15 +30,6 @@ std::vector<int64_t> mask_dims(const MaskCase &k, int64_t ho, int64_t wo) {
   return dims(k, k.k * k.k, ((ho * wo + 15) / 16 + 1) * 32);
 }
 
-template <class P1, class P2>
-aclnnStatus run(P1 p1, P2 p2) {
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  aclnnStatus st = p1(&ws, &ex);
-  if (st != ACLNN_SUCCESS) return st;
-  return p2(workspace(ws), ws, ex, nullptr);
-}
-
 // Forward and backward through the Mask pair (Ascend910B) and through the Indices pair (the
 // default profile, which takes every dtype in the backward) on the same data:
 // the same out and gradInput bits, and the mask holds the Indices pair's int32 indices.
@@ -56,7 +47,7 @@ void run_mask_case(const MaskCase &k, std::mt19937 &rng) {
   std::uniform_int_distribution<int> v(-8, 8);
   for (int64_t i = 0; i < x.numel(); ++i) x.set(i, static_cast<float>(v(rng)) / 2);  // ties
   for (int64_t i = 0; i < mask.numel(); ++i) mask.set_int(i, 0x5a);                  // overwritten
-  ASSERT_EQ(run(
+  ASSERT_EQ(two_phase(
                 [&](uint64_t *w, aclOpExecutor **e) {
                   return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), ks, ss, ps, ds, k.ceil,
                                                                    out1.t(), idx.t(), w, e);
@@ -66,7 +57,7 @@ void run_mask_case(const MaskCase &k, std::mt19937 &rng) {
       << last_msg();
   {
     Profile a2("Ascend910B");
-    ASSERT_EQ(run(
+    ASSERT_EQ(two_phase(
                   [&](uint64_t *w, aclOpExecutor **e) {
                     return aclnnMaxPool2dWithMaskGetWorkspaceSize(x.t(), ks, ss, ps, ds, k.ceil,
                                                                   out2.t(), mask.t(), w, e);
@@ -105,7 +96,7 @@ void run_mask_case(const MaskCase &k, std::mt19937 &rng) {
   for (int64_t i = 0; i < gy.numel(); ++i) gy.set(i, round_to(k.dt, nd(rng)));
   if (k.k == 1)  // 1x1: the mask is not read (the window's element is fixed): any bytes do
     for (int64_t i = 0; i < mask.numel(); ++i) mask.set_int(i, static_cast<int8_t>(rng()));
-  ASSERT_EQ(run(
+  ASSERT_EQ(two_phase(
                 [&](uint64_t *w, aclOpExecutor **e) {
                   return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
                       gy.t(), x.t(), idx.t(), ks, ss, ps, ds, k.ceil, gx1.t(), w, e);
@@ -115,7 +106,7 @@ void run_mask_case(const MaskCase &k, std::mt19937 &rng) {
       << last_msg();
   {
     Profile a2("Ascend910B");
-    ASSERT_EQ(run(
+    ASSERT_EQ(two_phase(
                   [&](uint64_t *w, aclOpExecutor **e) {
                     return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
                         gy.t(), x.t(), mask.t(), ks, ss, ps, ds, k.ceil, gx2.t(), w, e);

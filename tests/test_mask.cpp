@@ -21,15 +21,6 @@ namespace {
 const char *kMaskFwd = "aclnnMaxPool2dWithMask";
 const char *kMaskBwd = "aclnnMaxPool2dWithMaskBackward";
 
-template <class P1, class P2>
-aclnnStatus run(P1 p1, P2 p2) {
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  aclnnStatus st = p1(&ws, &ex);
-  if (st != ACLNN_SUCCESS) return st;
-  return p2(workspace(ws), ws, ex, nullptr);
-}
-
 TEST(Mask, SameNumbersAsTheIndicesPair) {
   MaskTester().batch(2).channels(3).input(8, 8).kernel(2).stride(2).test();
   MaskTester().batch(2).channels(3).input(9, 11).kernel(3).stride(2).padding(1).ceil(true).test();
@@ -127,7 +118,7 @@ TEST(Mask, ValidationRules) {
                     "4-byte aligned");
   // Backward: a mask value outside the plane is 161002 naming the output position; nothing is
   // written outside gradInput.
-  ASSERT_EQ(run(
+  ASSERT_EQ(two_phase(
                 [&](uint64_t *w, aclOpExecutor **e) {
                   return aclnnMaxPool2dWithMaskGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
                                                                 mask.t(), w, e);
@@ -138,7 +129,7 @@ TEST(Mask, ValidationRules) {
   const uint8_t *b = reinterpret_cast<const uint8_t *>(&bad);
   for (int j = 0; j < 4; ++j)
     mask.set_int(5 * 4 + j, static_cast<int8_t>(b[j]));  // output 5: (0,0,1,1)
-  EXPECT_STATUS_MSG(run(
+  EXPECT_STATUS_MSG(two_phase(
                         [&](uint64_t *w, aclOpExecutor **e) {
                           return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
                               gy.t(), x.t(), mask.t(), k, s, p, d, false, gx.t(), w, e);
@@ -159,7 +150,7 @@ TEST(MaskCompat, ForwardIgnoresTheIndicesFormat) {
       idx({1, 2, 2, 2}, ACL_INT64, ACL_FORMAT_FRACTAL_Z);
   for (int64_t i = 0; i < x.numel(); ++i) x.set(i, static_cast<float>(i % 7));
   IntArray k({2}), s({2}), p({0}), d({1});
-  EXPECT_EQ(run(
+  EXPECT_EQ(two_phase(
                 [&](uint64_t *w, aclOpExecutor **e) {
                   return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false,
                                                                    out.t(), idx.t(), w, e);

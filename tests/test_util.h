@@ -121,6 +121,16 @@ struct Profile {
   ~Profile();
 };
 
+// Phase 1 (a callable taking the workspace-size and executor pointers), then, if it succeeded,
+// phase 2 on a workspace of the size it asked for; the first failing status.
+template <class P1, class P2>
+aclnnStatus two_phase(P1 p1, P2 p2) {
+  uint64_t ws = 0;
+  aclOpExecutor *ex = nullptr;
+  const aclnnStatus st = p1(&ws, &ex);
+  return st != ACLNN_SUCCESS ? st : p2(workspace(ws), ws, ex, nullptr);
+}
+
 // Takes and clears the thread's last message.
 inline std::string last_msg() {
   const char *m = aclGetRecentErrMsg();

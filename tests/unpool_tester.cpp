@@ -147,14 +147,6 @@ void fill_indices(const UnpoolCase &k, HostTensor &idx, std::mt19937 &rng) {
   }
 }
 
-template <class P1, class P2>
-aclnnStatus call(P1 p1, P2 p2) {
-  uint64_t ws = 0;
-  aclOpExecutor *ex = nullptr;
-  const aclnnStatus st = p1(&ws, &ex);
-  return st ? st : p2(workspace(ws), ws, ex, nullptr);
-}
-
 }  // namespace
 
 void run_unpool_case(const UnpoolCase &k, std::mt19937 &rng) {
@@ -178,7 +170,7 @@ void run_unpool_case(const UnpoolCase &k, std::mt19937 &rng) {
                out = make(k, dims(k, k.od, k.oh, k.ow), k.dt, rng, true);
     for (int64_t i = 0; i < planes * hw; ++i) set_bits(x, i, (uint64_t(rng()) << 32) | rng());
     for (int64_t i = 0; i < planes * ohw; ++i) set_bits(out, i, 0x5a5a5a5a5a5a5a5aull);
-    ASSERT_EQ(call(
+    ASSERT_EQ(two_phase(
                   [&](uint64_t *w, aclOpExecutor **e) {
                     return k.volume ? aclnnMaxUnpool3dGetWorkspaceSize(x.t(), idx.t(), os, stride,
                                                                        padding, out.t(), w, e)
@@ -208,7 +200,7 @@ void run_unpool_case(const UnpoolCase &k, std::mt19937 &rng) {
              gx = make(k, dims(k, k.d, k.h, k.w), od, rng, true),
              want = HostTensor(dims(k, k.d, k.h, k.w), od);
   for (int64_t i = 0; i < planes * ohw; ++i) set_value(gy, i, rng);
-  ASSERT_EQ(call(
+  ASSERT_EQ(two_phase(
                 [&](uint64_t *w, aclOpExecutor **e) {
                   return k.volume
                              ? aclnnMaxUnpool3dBackwardGetWorkspaceSize(
