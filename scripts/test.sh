@@ -22,8 +22,11 @@ ctest --test-dir "$root/build" -j"$jobs" --output-on-failure
 echo "== C++ tests under ASan + UBSan"
 cmake -S "$root" -B "$root/build-san" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPOOLGRAD_SANITIZE=ON >/dev/null
 cmake --build "$root/build-san"
+# Fork.* runs in the Release and TSan builds, not here: GCC 12's libasan takes no lock of its own
+# allocator around fork (compiler-rt added that in LLVM 18), so a child forked while another
+# thread is inside malloc can inherit the allocator's lock held and hang, whatever poolgrad does.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir "$root/build-san" -j"$jobs" --output-on-failure
+  ctest --test-dir "$root/build-san" -j"$jobs" --output-on-failure -E "Fork\\."
 
 echo "== C++ tests under ThreadSanitizer (kernels on the thread pool, API called from many threads)"
 # die_after_fork=0: the fork test starts threads in the child on purpose (a new pool); Race.* races
