@@ -18,7 +18,7 @@ import workloads  # noqa: E402
 def test_rows_parse_and_ids_are_unique():
     ids = [r[0] for r in workloads.MAXPOOL + workloads.ROI + workloads.ADAPTIVE + workloads.POOL3D +
            workloads.ADAPTIVE3D + workloads.UNPOOL]
-    assert len(ids) == len(set(ids)) == 21
+    assert len(ids) == len(set(ids)) == 25
     assert ("video-3d", (4, 64, 16, 56, 56), 3, 2, 1, False, "float32") in workloads.POOL3D
     assert ("segnet-decoder", (1, 64, 112, 112), 2, 2, 0, "float32") in workloads.UNPOOL
     assert ("video-unpool3d", (2, 64, 16, 56, 56), 2, 2, 0, "float32") in workloads.UNPOOL
