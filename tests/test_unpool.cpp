@@ -227,8 +227,10 @@ TEST(MaxUnpool2d, ForwardValidationRules) {
   EXPECT_STATUS_MSG(p1(x.t(), iw.t(), os, out.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
                     "indices shape must be [2,3,2,2]");
   HostTensor xp({2, 3, 2, 2}, ACL_FLOAT, ACL_FORMAT_NC1HWC0);
-  EXPECT_STATUS_MSG(p1(xp.t(), idx.t(), os, out.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
-                    "self format must be a public format, but got NC1HWC0");
+  EXPECT_STATUS_MSG(
+      p1(xp.t(), idx.t(), os, out.t()), ACLNN_ERR_PARAM_INVALID, kFwd,
+      "self format must be a public format (ND, NCHW, NHWC, HWCN, NDHWC, NCDHW, NC, NCL), but got "
+      "NC1HWC0");
   // 4. Every dim but the first > 0.
   HostTensor x0({2, 3, 0, 2}, ACL_FLOAT), i0({2, 3, 0, 2}, ACL_INT64), xc0({2, 0, 2, 2}, ACL_FLOAT),
       ic0({2, 0, 2, 2}, ACL_INT64);

@@ -553,7 +553,7 @@ int64_t bwd_planes(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &i
   const bool whole = whole_planes(p, gy, idx), in_place = plane_in_place(p, gx);
   const bool nt = !p.serial;  // streaming stores only where gradInput has no aliasing
   return run_parts(
-      p, p.n * p.c, workspace,
+      p.threads, p.n * p.c, workspace,
       [&](Arena &a) {
         float *acc, *grow, *rows3;
         bwd_plane_layout(a, p, whole, in_place, mode, &acc, &grow, &rows3);
@@ -569,7 +569,7 @@ int64_t bwd_cl(const MaxPoolParams &p, const Strided4 &gy, const Strided4 &idx, 
   const int64_t cb = bwd_cl_block(p), items = p.n * ((p.c + cb - 1) / cb);
   const bool nt = !p.serial;
   return run_parts(
-      p, items, workspace,
+      p.threads, items, workspace,
       [&](Arena &a) {
         ClScratch s;
         bwd_cl_layout(a, p, cb, gather, &s);

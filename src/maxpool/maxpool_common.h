@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the max-pool forward and backward kernels share: element addressing, window taps, index
-// load/store, and the description of a call's workspace (run_parts).
+// load/store (the description of a call's workspace, run_parts, is core/parts.h).
 #pragma once
 
 #include <cstring>
 #include <new>
 
+#include "../core/parts.h"
 #include "../core/prefetch.h"
 #include "../core/scatter.h"
 #include "maxpool_kernels.h"
@@ -53,29 +54,6 @@ inline int64_t load_index(const char *p, aclDataType idt) {
 
 inline bool channels_last(const Strided4 &t) {
   return t.c > 1 && t.sc == 1;
-}
-
-// The one description of a call's workspace: the parts' first-error slots, then one scratch
-// slice per part, laid out by layout(Arena&). With a null workspace it only counts the bytes
-// (phase 1); otherwise it runs body(part, begin, end, slice, error slot) over the parts.
-template <class Layout, class Body>
-inline int64_t run_parts(const MaxPoolParams &p, int64_t items, void *workspace, Layout layout,
-                         Body body, FirstError *first_bad) {
-  Arena count;
-  count.take<FirstError>(p.threads);
-  const int64_t per_part = layout_bytes(layout);
-  count.take_slices(parts_for(items, p.threads), per_part);
-  if (!workspace) return count.used();
-  Arena ws(workspace, count.used());
-  FirstError *const found = ws.take<FirstError>(p.threads);
-  for (int t = 0; t < p.threads; ++t) new (&found[t]) FirstError();
-  const Arena::Slices sl = ws.take_slices(parts_for(items, p.threads), per_part);
-  auto run = [&](int part, int64_t b, int64_t e) { body(b, e, sl.slice(part), &found[part]); };
-  parallel_for(items, run, p.threads);
-  FirstError first;
-  for (int t = 0; t < p.threads; ++t) first.merge(found[t]);
-  if (first_bad) *first_bad = first;  // the flat position in (plane, oh, ow) order
-  return count.used();
 }
 
 // Gathers one (n, c) plane of a 3x3, stride 2, padding 1 backward with H = 2*ho and W = 2*wo

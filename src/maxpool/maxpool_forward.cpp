@@ -746,7 +746,7 @@ POOLGRAD_FOR_ISA(forward_cl_range,
 int64_t fwd_planes(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
                    const Strided4 &idx, void *workspace) {
   return run_parts(
-      p, p.n * p.c, workspace,
+      p.threads, p.n * p.c, workspace,
       [&](Arena &a) {
         FwdPlaneScratch s;
         fwd_plane_layout(a, p, fwd_plane_in_place(p, x), fwd_plane_keys(p, x),
@@ -762,7 +762,7 @@ int64_t fwd_cl(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out, c
                void *workspace) {
   const bool direct = fwd_cl_direct(p, x);
   return run_parts(
-      p, p.n * p.ho, workspace,
+      p.threads, p.n * p.ho, workspace,
       [&](Arena &a) {
         FwdClScratch s;
         fwd_cl_layout(a, p, direct, &s);

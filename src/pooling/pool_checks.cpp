@@ -16,22 +16,32 @@ aclnnStatus check_pool_dtype(const char *api, const char *name, const aclTensor 
   return ACLNN_SUCCESS;
 }
 
-aclnnStatus check_dtype_as_self(const char *api, const char *name, const aclTensor *t,
-                                const aclTensor *self) {
-  if (t->view.dtype != self->view.dtype)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype must equal self dtype %s, but got %s", api,
-                name, dtype_name(self->view.dtype), dtype_name(t->view.dtype));
+aclnnStatus check_same_dtype(const char *api, const char *name, const aclTensor *t,
+                             const char *as_name, const aclTensor *as) {
+  if (t->view.dtype != as->view.dtype)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype must equal %s dtype %s, but got %s", api,
+                name, as_name, dtype_name(as->view.dtype), dtype_name(t->view.dtype));
   return ACLNN_SUCCESS;
 }
 
-aclnnStatus check_formats(const char *api, std::initializer_list<Named> same_format,
-                          std::initializer_list<Named> all) {
+aclnnStatus check_dtype_as_self(const char *api, const char *name, const aclTensor *t,
+                                const aclTensor *self) {
+  return check_same_dtype(api, name, t, "self", self);
+}
+
+aclnnStatus check_public_formats(const char *api, std::initializer_list<Named> all) {
   for (const Named &x : all)
     if (is_private_format(x.t->view.format))
       return fail(ACLNN_ERR_PARAM_INVALID,
                   "%s: %s format must be a public format (ND, NCHW, NHWC, HWCN, NDHWC, NCDHW, NC, "
                   "NCL), but got %s",
                   api, x.name, format_name(x.t->view.format));
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus check_formats(const char *api, std::initializer_list<Named> same_format,
+                          std::initializer_list<Named> all) {
+  if (aclnnStatus st = check_public_formats(api, all)) return st;
   const Named &first = *same_format.begin();
   for (const Named &x : same_format)
     if (x.t->view.format != first.t->view.format)

@@ -15,10 +15,15 @@ bool is_pool_dtype(aclDataType t);
 // 161002 unless t's dtype is FLOAT, FLOAT16 or BF16 (the adaptive and 3-D operators' data rule;
 // CANN's DOUBLE, where it takes it, is refused saying so).
 aclnnStatus check_pool_dtype(const char *api, const char *name, const aclTensor *t);
+// 161002 unless t's dtype equals the dtype of `as` (named as_name in the message).
+aclnnStatus check_same_dtype(const char *api, const char *name, const aclTensor *t,
+                             const char *as_name, const aclTensor *as);
 // 161002 unless t's dtype equals self's.
 aclnnStatus check_dtype_as_self(const char *api, const char *name, const aclTensor *t,
                                 const aclTensor *self);
 
+// 161002 for a tensor of a private format (NC1HWC0 and the like).
+aclnnStatus check_public_formats(const char *api, std::initializer_list<Named> all);
 // Public formats only; `same_format` must share the first one's format; ranks 3 or 4.
 aclnnStatus check_formats(const char *api, std::initializer_list<Named> same_format,
                           std::initializer_list<Named> all);

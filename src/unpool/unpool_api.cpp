@@ -40,13 +40,6 @@ aclnnStatus check_dtype(const char *api, const char *name, const aclTensor *t,
               dtype_name(t->view.dtype));
 }
 
-aclnnStatus check_same_dtype(const char *api, const char *name, const aclTensor *t,
-                             const char *as_name, const aclTensor *as) {
-  if (t->view.dtype == as->view.dtype) return ACLNN_SUCCESS;
-  return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype must equal %s dtype %s, but got %s", api, name,
-              as_name, dtype_name(as->view.dtype), dtype_name(t->view.dtype));
-}
-
 aclnnStatus check_index_dtype(const char *api, const aclTensor *indices, bool int32_too) {
   if (indices->view.dtype == ACL_INT64 || (int32_too && indices->view.dtype == ACL_INT32))
     return ACLNN_SUCCESS;
@@ -68,10 +61,8 @@ aclnnStatus check_contiguous(const char *api, const char *name, const aclTensor 
 
 // The rank (3-4 for 2-D, 4-5 for 3-D) and the public format of each tensor.
 aclnnStatus check_rank(const char *api, int spatial, std::initializer_list<Named> all) {
+  if (aclnnStatus st = check_public_formats(api, all)) return st;
   for (const Named &x : all) {
-    if (is_private_format(x.t->view.format))
-      return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s format must be a public format, but got %s", api,
-                  x.name, format_name(x.t->view.format));
     const int r = x.t->view.rank();
     if (r != spatial + 1 && r != spatial + 2)
       return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s must be %d-D or %d-D, but got %d-D shape %s",
@@ -140,10 +131,9 @@ SmallInts with_plane(const aclTensor *t, const aclIntArray *outputSize) {
 DatumText indices_datum(const Strided5 &g, int spatial, bool with_n, int64_t plane) {
   const char *rule = spatial == 3 ? "must be in [0, outputSize D*H*W=%lld)"
                                   : "must be in [0, outputSize[0]*outputSize[1]=%lld)";
-  DatumText d = spatial == 3
-                    ? index_datum("indices", {g.n, g.c, g.d, g.h, g.w}, false, with_n, rule, plane)
-                    : index_datum("indices", {g.n, g.c, g.h, g.w}, false, with_n, rule, plane);
-  return d;
+  return spatial == 3
+             ? index_datum("indices", {g.n, g.c, g.d, g.h, g.w}, false, with_n, rule, plane)
+             : index_datum("indices", {g.n, g.c, g.h, g.w}, false, with_n, rule, plane);
 }
 
 // The plan of one call: the kernel of `row` over (a, idx, out), or nothing for an empty one.

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
-#include <new>
 #include <type_traits>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -17,8 +16,7 @@
 #endif
 
 #include "../core/dtype.h"
-#include "../core/scratch.h"
-#include "../core/threads.h"
+#include "../core/parts.h"
 
 namespace poolgrad {
 
@@ -40,33 +38,17 @@ inline bool plane_dense(const Strided5 &t) {
   return t.sw == 1 && (t.h == 1 || t.sh == t.w) && (t.d == 1 || t.sd == t.h * t.w);
 }
 
-// The parts' first errors live in the workspace (phase 2 allocates nothing).
-struct Errors {
-  FirstError *first = nullptr;
-  int parts = 0;
-};
-Errors errors_layout(Arena &a, const UnpoolParams &p, int64_t planes) {
-  Errors e;
-  e.parts = parts_for(planes, p.threads);
-  e.first = a.take<FirstError>(e.parts);
-  return e;
-}
-
-// Runs plane(n, c, &err) over every plane, one thread a plane; the first error of all.
+// Runs plane(n, c, &err) over every plane, one thread a plane (core/parts.h: the parts' first
+// errors in the workspace, no scratch); the first error of all. Without a workspace: its bytes.
 template <class Plane>
-FirstError for_planes(const UnpoolParams &p, const Strided5 &grid, void *workspace,
-                      const Plane &plane) {
-  const int64_t planes = grid.n * grid.c;
-  Arena a(workspace, unpool_workspace(p, grid, grid, grid));
-  const Errors e = errors_layout(a, p, planes);
-  for (int t = 0; t < e.parts; ++t) new (&e.first[t]) FirstError();
-  auto body = [&](int part, int64_t b, int64_t end) {
-    for (int64_t q = b; q < end; ++q) plane(q / grid.c, q % grid.c, &e.first[part]);
-  };
-  parallel_for(planes, body, e.parts);
-  FirstError bad;
-  for (int t = 0; t < e.parts; ++t) bad.merge(e.first[t]);
-  return bad;
+int64_t for_planes(const UnpoolParams &p, const Strided5 &grid, void *workspace, const Plane &plane,
+                   FirstError *bad) {
+  return run_parts(
+      p.threads, grid.n * grid.c, workspace, [](Arena &) {},
+      [&](int64_t b, int64_t e, Arena, FirstError *err) {
+        for (int64_t q = b; q < e; ++q) plane(q / grid.c, q % grid.c, err);
+      },
+      bad);
 }
 
 // ---- the forward: zero-fill, then the scatter in input order ----
@@ -102,12 +84,17 @@ void unpool_plane(const UnpoolParams &p, const Strided5 &x, const Strided5 &idx,
 template <class T>
 FirstError forward_typed(const UnpoolParams &p, const Strided5 &x, const Strided5 &idx,
                          const Strided5 &out, void *workspace) {
-  return for_planes(p, x, workspace, [&](int64_t n, int64_t c, FirstError *err) {
-    if (p.index_dtype == ACL_INT32)
-      unpool_plane<T, int32_t>(p, x, idx, out, n, c, err);
-    else
-      unpool_plane<T, int64_t>(p, x, idx, out, n, c, err);
-  });
+  FirstError bad;
+  for_planes(
+      p, x, workspace,
+      [&](int64_t n, int64_t c, FirstError *err) {
+        if (p.index_dtype == ACL_INT32)
+          unpool_plane<T, int32_t>(p, x, idx, out, n, c, err);
+        else
+          unpool_plane<T, int64_t>(p, x, idx, out, n, c, err);
+      },
+      &bad);
+  return bad;
 }
 
 // ---- the backward: a gather, converted to out's dtype where it differs ----
@@ -265,8 +252,8 @@ void gather_plane(const UnpoolParams &p, const Strided5 &gy, const Strided5 &idx
   const char *plane = at(gy, es_in, n, c, 0, 0, 0);
   const int64_t os = out.sw * es_out, is = idx.sw * static_cast<int64_t>(sizeof(I));
   int64_t pos = (n * out.c + c) * out.d * out.h * out.w;
-  // The AVX2 row: same-dtype 4-byte elements, every row dense.
-  const bool vector = has_avx2(p.isa) && unpool_gather_vector(p, gy, idx, out);
+  // The AVX2 row (chosen only where unpool_gather_vector held: its applies column).
+  const bool vector = has_avx2(p.isa);
   for (int64_t z = 0; z < out.d; ++z)
     for (int64_t y = 0; y < out.h; ++y, pos += out.w) {
       char *orow = at(out, es_out, n, c, z, y, 0);
@@ -294,12 +281,17 @@ template <class Move>
 FirstError backward_with(const UnpoolParams &p, const Strided5 &gy, const Strided5 &idx,
                          const Strided5 &out, void *workspace, const Move &move) {
   const int64_t es_in = dtype_size(p.dtype), es_out = dtype_size(p.out_dtype);
-  return for_planes(p, out, workspace, [&](int64_t n, int64_t c, FirstError *err) {
-    if (p.index_dtype == ACL_INT32)
-      gather_plane<int32_t>(p, gy, idx, out, n, c, es_in, es_out, move, err);
-    else
-      gather_plane<int64_t>(p, gy, idx, out, n, c, es_in, es_out, move, err);
-  });
+  FirstError bad;
+  for_planes(
+      p, out, workspace,
+      [&](int64_t n, int64_t c, FirstError *err) {
+        if (p.index_dtype == ACL_INT32)
+          gather_plane<int32_t>(p, gy, idx, out, n, c, es_in, es_out, move, err);
+        else
+          gather_plane<int64_t>(p, gy, idx, out, n, c, es_in, es_out, move, err);
+      },
+      &bad);
+  return bad;
 }
 
 // The same-dtype element move, inlined into the gather (a function pointer would cost a call an
@@ -313,9 +305,8 @@ struct CopyElement {
 
 int64_t unpool_workspace(const UnpoolParams &p, const Strided5 &a, const Strided5 &,
                          const Strided5 &) {
-  Arena arena;
-  errors_layout(arena, p, a.n * a.c);
-  return arena.used();
+  return for_planes(
+      p, a, nullptr, [](int64_t, int64_t, FirstError *) {}, nullptr);
 }
 
 FirstError unpool_forward(const UnpoolParams &p, const Strided5 &self, const Strided5 &idx,
