@@ -20,7 +20,8 @@ __all__ = [
     "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "max_pool3d_with_indices",
     "max_pool3d_with_indices_backward", "adaptive_max_pool3d", "adaptive_max_pool3d_backward",
     "roi_pool_with_argmax", "roi_pool_with_argmax_backward", "max_unpool2d",
-    "max_unpool2d_backward", "max_unpool3d", "max_unpool3d_backward", "set_num_threads",
+    "max_unpool2d_backward", "max_unpool3d", "max_unpool3d_backward", "roi_align", "roi_align_backward",
+    "roi_align_onnx", "set_num_threads",
     "get_num_threads", "__version__",
 ]
 
@@ -623,10 +624,71 @@ def roi_pool_with_argmax_backward(grad_output: Array, rois: Array, argmax: Array
     return gx
 
 
+# ---- RoIAlign ---------------------------------------------------------------------------------------
+def _pooled(output_size) -> Tuple[int, int]:
+    o = _pair(output_size, "output_size")
+    return (o[0], o[-1]) if len(o) in (1, 2) else (0, 0)
+
+
+def roi_align(x: Array, boxes: Array, output_size: Size, spatial_scale: float = 1.0, sampling_ratio: int = -1,
+              aligned: bool = False, *, out: Out = None) -> Array:
+    """aclnnRoiAlignV2: torchvision.ops.roi_align on (K, 5) boxes (batch_index, x1, y1, x2, y2);
+    float32 results are bitwise torchvision's. x: (B, C, H, W) float32 or float16; boxes of x's
+    dtype; sampling_ratio <= 0: ceil(box side / output side) samples per bin side (CANN's API takes
+    0 for that, torchvision's -1: both work here); returns (K, C, out_h, out_w). Example:
+    ``y = poolgrad.roi_align(x, np.array([[0, 1, 1, 9, 9]], np.float32), 7, 0.5, 2, aligned=True)``."""
+    x = _check_array(x, "x")
+    boxes = _check_array(boxes, "boxes")
+    ph, pw = _pooled(output_size)
+    k = boxes.shape[0] if len(boxes.shape) >= 1 else 0
+    c = x.shape[1] if len(x.shape) >= 2 else 0
+    y = _outs(out, ("out",), lambda: _empty_like_lib(x, [k, c, max(ph, 0), max(pw, 0)],
+                                                      _float_dtype(x, ("float32", "float16"))))
+    _call(_ext.roi_align_fwd, x, boxes, y, ph, pw, float(spatial_scale), max(int(sampling_ratio), 0), bool(aligned))
+    return y
+
+
+def roi_align_backward(grad_output: Array, boxes: Array, input_shape: Sequence[int], spatial_scale: float = 1.0,
+                       sampling_ratio: int = -1, aligned: bool = False, *, out: Out = None) -> Array:
+    """aclnnRoiAlignV2Backward: the gradient of roi_align, each sample's bilinear weights scattered
+    back; the same bits for any thread count (each element summed in box, bin, sample order, as
+    torchvision's CPU kernel adds). grad_output: (K, C, out_h, out_w) float32; input_shape: the
+    forward's (B, C, H, W). Example:
+    ``gx = poolgrad.roi_align_backward(np.ones((1, 3, 7, 7), np.float32), boxes, (1, 3, 32, 32), 0.5, 2)``."""
+    grad_output = _check_array(grad_output, "grad_output")
+    boxes = _check_array(boxes, "boxes")
+    shape = [int(v) for v in input_shape]
+    gs = list(grad_output.shape)
+    ph, pw = (gs[2], gs[3]) if len(gs) == 4 else (0, 0)
+    gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, shape, _float_dtype(grad_output, ("float32",))))
+    _call(_ext.roi_align_bwd, grad_output, boxes, gx, ph, pw, float(spatial_scale), max(int(sampling_ratio), 0),
+          bool(aligned))
+    return gx
+
+
+def roi_align_onnx(x: Array, rois: Array, batch_indices: Array, output_size: Size = 1, sampling_ratio: int = 0,
+                   spatial_scale: float = 1.0, mode: str = "avg", *, out: Out = None) -> Array:
+    """aclnnRoiAlign: ONNX's RoiAlign (opset 10, as onnxruntime computes it): rois (K, 4) rows
+    (x1, y1, x2, y2) of x's dtype, batch_indices (K,) int32, mode "avg" or "max" (the largest
+    weighted corner of any sample); returns (K, C, out_h, out_w). Example:
+    ``y = poolgrad.roi_align_onnx(x, np.array([[1, 1, 9, 9]], np.float32), np.zeros(1, np.int32), 7)``."""
+    x = _check_array(x, "x")
+    rois = _check_array(rois, "rois")
+    batch_indices = _check_array(batch_indices, "batch_indices")
+    ph, pw = _pooled(output_size)
+    k = rois.shape[0] if len(rois.shape) >= 1 else 0
+    c = x.shape[1] if len(x.shape) >= 2 else 0
+    y = _outs(out, ("out",), lambda: _empty_like_lib(x, [k, c, max(ph, 0), max(pw, 0)],
+                                                      _float_dtype(x, ("float32", "float16"))))
+    _call(_ext.roi_align_onnx, x, rois, batch_indices, y, str(mode), ph, pw, int(sampling_ratio), float(spatial_scale))
+    return y
+
+
 # Every operator function says what it raises.
 for _f in (max_pool2d_with_indices, max_pool2d_with_indices_backward, max_pool2d_with_mask,
            max_pool2d_with_mask_backward, adaptive_max_pool2d, adaptive_max_pool2d_backward,
            max_pool3d_with_indices, max_pool3d_with_indices_backward, adaptive_max_pool3d,
-           adaptive_max_pool3d_backward, roi_pool_with_argmax, roi_pool_with_argmax_backward):
+           adaptive_max_pool3d_backward, roi_pool_with_argmax, roi_pool_with_argmax_backward, roi_align,
+           roi_align_backward, roi_align_onnx):
     _f.__doc__ += _RAISES
 del _f

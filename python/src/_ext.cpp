@@ -29,6 +29,9 @@
 #include "aclnnop/aclnn_max_unpool2d_backward.h"
 #include "aclnnop/aclnn_max_unpool3d.h"
 #include "aclnnop/aclnn_max_unpool3d_backward.h"
+#include "aclnnop/aclnn_roi_align.h"
+#include "aclnnop/aclnn_roi_align_v2.h"
+#include "aclnnop/aclnn_roi_align_v2_backward.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
 #include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
 #include "poolgrad/poolgrad.h"
@@ -396,6 +399,50 @@ Phase1 roi_bwd_p1(const Array &gy, const Array &gx, const Array &rois, const Arr
       aclnnRoiPoolingGradWithArgMax);
 }
 
+// RoIAlign: V2 (boxes with the batch index first) and its backward; the ONNX op (mode "avg" or
+// "max", batch indices apart).
+Phase1 roi_align_fwd_p1(const Array &x, const Array &boxes, const Array &y, int64_t ph, int64_t pw,
+                        float scale, int64_t sampling, bool aligned) {
+  Tensor tx(x, ACL_FORMAT_NCHW, "x"), tb(boxes, ACL_FORMAT_ND, "boxes"),
+      ty(y, ACL_FORMAT_NCHW, "out");
+  POOLGRAD_TENSORS_OK(&tx, &tb, &ty);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnRoiAlignV2GetWorkspaceSize(tx.t, tb.t, ph, pw, scale, sampling, aligned, ty.t,
+                                               ws, ex);
+      },
+      aclnnRoiAlignV2);
+}
+
+Phase1 roi_align_bwd_p1(const Array &gy, const Array &boxes, const Array &gx, int64_t ph,
+                        int64_t pw, float scale, int64_t sampling, bool aligned) {
+  Tensor tg(gy, ACL_FORMAT_NCHW, "grad_output"), tb(boxes, ACL_FORMAT_ND, "boxes"),
+      tgx(gx, ACL_FORMAT_NCHW, "grad_input");
+  POOLGRAD_TENSORS_OK(&tg, &tb, &tgx);
+  std::vector<int64_t> shape(gx.ndim());
+  for (size_t i = 0; i < gx.ndim(); ++i) shape[i] = static_cast<int64_t>(gx.shape(i));
+  Ints is(shape);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnRoiAlignV2BackwardGetWorkspaceSize(tg.t, tb.t, is.a, ph, pw, scale, sampling,
+                                                       aligned, tgx.t, ws, ex);
+      },
+      aclnnRoiAlignV2Backward);
+}
+
+Phase1 roi_align_onnx_p1(const Array &x, const Array &rois, const Array &batch, const Array &y,
+                         const std::string &mode, int oh, int ow, int sampling, float scale) {
+  Tensor tx(x, ACL_FORMAT_NCHW, "x"), tr(rois, ACL_FORMAT_ND, "rois"),
+      ti(batch, ACL_FORMAT_ND, "batch_indices"), ty(y, ACL_FORMAT_NCHW, "out");
+  POOLGRAD_TENSORS_OK(&tx, &tr, &ti, &ty);
+  return phase1(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnRoiAlignGetWorkspaceSize(tx.t, tr.t, ti.t, mode.c_str(), oh, ow, sampling,
+                                             scale, ty.t, ws, ex);
+      },
+      aclnnRoiAlign);
+}
+
 }  // namespace
 
 NB_MODULE(_ext, m) {
@@ -416,6 +463,18 @@ NB_MODULE(_ext, m) {
   m.def("roi_bwd", [](const Array &gy, const Array &gx, const Array &rois, const Array &argmax,
                       int64_t ph, int64_t pw, double scale) {
     return finish(roi_bwd_p1(gy, gx, rois, argmax, ph, pw, scale));
+  });
+  m.def("roi_align_fwd", [](const Array &x, const Array &boxes, const Array &y, int64_t ph,
+                            int64_t pw, float scale, int64_t sampling, bool aligned) {
+    return finish(roi_align_fwd_p1(x, boxes, y, ph, pw, scale, sampling, aligned));
+  });
+  m.def("roi_align_bwd", [](const Array &gy, const Array &boxes, const Array &gx, int64_t ph,
+                            int64_t pw, float scale, int64_t sampling, bool aligned) {
+    return finish(roi_align_bwd_p1(gy, boxes, gx, ph, pw, scale, sampling, aligned));
+  });
+  m.def("roi_align_onnx", [](const Array &x, const Array &rois, const Array &batch, const Array &y,
+                             const std::string &mode, int oh, int ow, int sampling, float scale) {
+    return finish(roi_align_onnx_p1(x, rois, batch, y, mode, oh, ow, sampling, scale));
   });
   m.def("mask_fwd", [](const Array &x, const Array &out, const Array &mask, std::vector<int64_t> k,
                        std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: Apache-2.0
+// RoIAlign's kernels. The geometry and the per-sample arithmetic are torchvision's CPU kernel's
+// float expressions, written out in the same order (this file is compiled without
+// floating-point contraction, CMakeLists.txt), so the results are the same bits. Samples outside
+// [-1, H] x [-1, W] are skipped instead of adding 0 * x[0] (the same sum for finite inputs); a run
+// of samples is narrowed by binary search first, so a box far larger than the map costs its
+// samples inside the map, not its samples.
+#include "roialign_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "../core/dtype.h"
+#include "../core/scratch.h"
+#include "../core/threads.h"
+
+namespace poolgrad {
+
+namespace {
+
+// The most samples per bin side: torchvision's grid is an int.
+constexpr int64_t kMaxGrid = 2147483647;
+
+// One box as the kernels use it, decoded once from the private copy of its values.
+struct AlignBox {
+  int64_t batch = 0;
+  float start_h = 0, start_w = 0, bin_h = 0, bin_w = 0;
+  int64_t gh = 0, gw = 0;  // samples per bin side
+};
+
+inline float box_value(const RoiAlignParams &p, const BoxView &bx, int64_t k, int64_t j) {
+  const char *q = bx.base + (k * bx.s0 + j * bx.s1) * dtype_size(p.dtype);
+  if (p.dtype == ACL_FLOAT16) return half_to_float(load_once(reinterpret_cast<const uint16_t *>(q)));
+  return load_once(reinterpret_cast<const float *>(q));
+}
+
+// Samples per bin side: samplingRatio, or torchvision's ceil(side / pooled).
+int64_t grid(const RoiAlignParams &p, float side, int64_t pooled) {
+  if (p.sampling > 0) return std::min(p.sampling, kMaxGrid);
+  const float g = std::ceil(side / static_cast<float>(pooled));
+  if (!(g > 0.0f)) return 0;
+  return g >= static_cast<float>(kMaxGrid) ? kMaxGrid : static_cast<int64_t>(g);
+}
+
+FirstError bad(int datum, int64_t pos, double value) {
+  FirstError e;
+  e.datum = datum;
+  e.pos = pos;
+  std::memcpy(&e.value, &value, sizeof value);
+  return e;
+}
+
+// Reads every box value once (load_once) and decodes the boxes; the first bad box (in box order)
+// is reported and nothing is written.
+FirstError read_boxes(const RoiAlignParams &p, const BoxView &bx, AlignBox *out) {
+  const int cols = bx.batch ? 4 : 5, first = bx.batch ? 0 : 1;
+  for (int64_t k = 0; k < p.k; ++k) {
+    AlignBox &a = out[k];
+    if (bx.batch) {
+      const int32_t bi = load_once(reinterpret_cast<const int32_t *>(bx.batch) + k * bx.sb);
+      if (bi < 0 || bi >= p.b) {
+        FirstError e;
+        e.datum = kAlignBatchDatum, e.pos = k, e.value = bi;
+        return e;
+      }
+      a.batch = bi;
+    } else {
+      const float b0 = box_value(p, bx, k, 0);
+      if (!(b0 >= 0.0f && static_cast<double>(b0) < static_cast<double>(p.b)))
+        return bad(kAlignBatchDatum, k, b0);
+      a.batch = static_cast<int64_t>(b0);
+    }
+    float v[4];
+    for (int j = 0; j < 4; ++j) v[j] = box_value(p, bx, k, first + j);
+    const float offset = p.aligned ? 0.5f : 0.0f;
+    const float s[4] = {v[0] * p.scale - offset, v[1] * p.scale - offset,
+                        v[2] * p.scale - offset, v[3] * p.scale - offset};
+    for (int j = 0; j < 4; ++j)
+      if (!std::isfinite(s[j])) return bad(kAlignBoxDatum, k * cols + first + j, v[j]);
+    float roi_w = s[2] - s[0], roi_h = s[3] - s[1];
+    if (!p.aligned) {
+      roi_w = std::max(roi_w, 1.0f);
+      roi_h = std::max(roi_h, 1.0f);
+    }
+    if (!std::isfinite(roi_w)) return bad(kAlignBoxDatum, k * cols + first + 2, v[2]);
+    if (!std::isfinite(roi_h)) return bad(kAlignBoxDatum, k * cols + first + 3, v[3]);
+    a.start_w = s[0];
+    a.start_h = s[1];
+    a.bin_h = roi_h / static_cast<float>(p.ph);
+    a.bin_w = roi_w / static_cast<float>(p.pw);
+    a.gh = grid(p, roi_h, p.ph);
+    a.gw = grid(p, roi_w, p.pw);
+  }
+  return FirstError();
+}
+
+// Sample i of g of bin `bin_index` along one axis.
+inline float sample_at(float start, int64_t bin_index, float bin, int64_t i, int64_t g) {
+  return start + static_cast<float>(bin_index) * bin +
+         (static_cast<float>(i) + .5f) * bin / static_cast<float>(g);
+}
+
+// The run [first, end) of samples of a bin that can lie in [-1, size]: the coordinate is monotone
+// in i, so the samples before the map (or after it) are a prefix (a suffix). Every sample of the
+// run is still tested by axis_sample.
+void sample_run(float start, int64_t bin_index, float bin, int64_t g, int64_t size,
+                int64_t *first, int64_t *end) {
+  *first = 0;
+  *end = g;
+  if (g <= 8) return;
+  const float lim = static_cast<float>(size);
+  auto before = [&](int64_t i) {
+    const float v = sample_at(start, bin_index, bin, i, g);
+    return bin >= 0.0f ? v < -1.0f : v > lim;
+  };
+  auto after = [&](int64_t i) {
+    const float v = sample_at(start, bin_index, bin, i, g);
+    return bin >= 0.0f ? v > lim : v < -1.0f;
+  };
+  int64_t lo = 0, hi = g;  // first i with !before(i)
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  *first = lo;
+  hi = g;  // first i >= lo with after(i)
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (after(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  *end = lo;
+}
+
+// torchvision's bilinear_interpolate along one axis: the two rows (or columns) and their weights,
+// or false for a sample outside [-1, size].
+struct AxisSample {
+  int64_t lo, hi;
+  float l, h;  // the weights of hi and lo
+};
+inline bool axis_sample(float v, int64_t size, AxisSample *s) {
+  if (v < -1.0 || v > static_cast<float>(size)) return false;
+  if (v <= 0) v = 0;
+  int64_t lo = static_cast<int64_t>(v), hi;
+  if (lo >= size - 1) {
+    hi = lo = size - 1;
+    v = static_cast<float>(lo);
+  } else {
+    hi = lo + 1;
+  }
+  s->lo = lo;
+  s->hi = hi;
+  s->l = v - static_cast<float>(lo);
+  s->h = static_cast<float>(1. - s->l);
+  return true;
+}
+
+inline float load_value(const float *q) { return *q; }
+inline float load_value(const uint16_t *q) { return half_to_float(*q); }
+inline void store_value(float *q, float v) { *q = v; }
+inline void store_value(uint16_t *q, float v) { *q = float_to_half(v); }
+
+constexpr int kBlock = 16;  // channels a pass over one bin's samples serves
+
+// Box k's bins for channels [c0, c1) (at most kBlock).
+template <class T, bool kMax>
+void forward_bins(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
+                  const AlignBox &a, int64_t k, int64_t c0, int64_t c1) {
+  const int nc = static_cast<int>(c1 - c0);
+  const T *plane[kBlock];
+  T *outp[kBlock];
+  for (int j = 0; j < nc; ++j) {
+    plane[j] = reinterpret_cast<const T *>(x.base) + a.batch * x.sn + (c0 + j) * x.sc;
+    outp[j] = reinterpret_cast<T *>(y.base) + k * y.sn + (c0 + j) * y.sc;
+  }
+  const float count = static_cast<float>(std::max<int64_t>(a.gh * a.gw, 1));
+  for (int64_t i = 0; i < p.ph; ++i) {
+    int64_t iy0, iy1;
+    sample_run(a.start_h, i, a.bin_h, a.gh, p.h, &iy0, &iy1);
+    for (int64_t jw = 0; jw < p.pw; ++jw) {
+      int64_t ix0, ix1;
+      sample_run(a.start_w, jw, a.bin_w, a.gw, p.w, &ix0, &ix1);
+      float acc[kBlock] = {};
+      int64_t inside = 0;
+      for (int64_t iy = iy0; iy < iy1; ++iy) {
+        AxisSample sy;
+        if (!axis_sample(sample_at(a.start_h, i, a.bin_h, iy, a.gh), p.h, &sy)) continue;
+        for (int64_t ix = ix0; ix < ix1; ++ix) {
+          AxisSample sx;
+          if (!axis_sample(sample_at(a.start_w, jw, a.bin_w, ix, a.gw), p.w, &sx)) continue;
+          const float w1 = sy.h * sx.h, w2 = sy.h * sx.l, w3 = sy.l * sx.h, w4 = sy.l * sx.l;
+          const int64_t o1 = sy.lo * x.sh + sx.lo * x.sw, o2 = sy.lo * x.sh + sx.hi * x.sw,
+                        o3 = sy.hi * x.sh + sx.lo * x.sw, o4 = sy.hi * x.sh + sx.hi * x.sw;
+          for (int j = 0; j < nc; ++j) {
+            const T *q = plane[j];
+            const float v1 = load_value(q + o1), v2 = load_value(q + o2), v3 = load_value(q + o3),
+                        v4 = load_value(q + o4);
+            if (kMax) {
+              const float val = std::max(std::max(std::max(w1 * v1, w2 * v2), w3 * v3), w4 * v4);
+              acc[j] = inside ? std::max(acc[j], val) : val;
+            } else {
+              acc[j] += w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4;
+            }
+          }
+          ++inside;
+        }
+      }
+      // ONNX max: a sample outside the map weighs 0 (onnxruntime's max of zero-weighted corners).
+      const bool outside = inside < a.gh * a.gw;
+      for (int j = 0; j < nc; ++j) {
+        float v;
+        if (kMax)
+          v = inside == 0 ? 0.0f : outside ? std::max(acc[j], 0.0f) : acc[j];
+        else
+          v = acc[j] / count;
+        store_value(outp[j] + i * y.sh + jw * y.sw, v);
+      }
+    }
+  }
+}
+
+template <class T, bool kMax>
+void forward_items(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
+                   const AlignBox *boxes, int64_t b, int64_t e) {
+  const int64_t blocks = (p.c + kBlock - 1) / kBlock;
+  for (int64_t it = b; it < e; ++it) {
+    const int64_t k = it / blocks, c0 = it % blocks * kBlock;
+    forward_bins<T, kMax>(p, x, y, boxes[k], k, c0, std::min(c0 + kBlock, p.c));
+  }
+}
+
+// Channels [c0, c1) of grad_in: zeroed, then every box's bins scattered in box, bin, sample,
+// corner order.
+void backward_channels(const RoiAlignParams &p, const Strided4 &go, const Strided4 &gi,
+                       const AlignBox *boxes, int64_t c0, int64_t c1) {
+  float *const in = reinterpret_cast<float *>(gi.base);
+  const float *const out = reinterpret_cast<const float *>(go.base);
+  for (int64_t n = 0; n < p.b; ++n)
+    for (int64_t c = c0; c < c1; ++c)
+      for (int64_t yy = 0; yy < p.h; ++yy)
+        for (int64_t xx = 0; xx < p.w; ++xx) in[n * gi.sn + c * gi.sc + yy * gi.sh + xx * gi.sw] = 0;
+  for (int64_t cb = c0; cb < c1; cb += kBlock) {
+    const int nc = static_cast<int>(std::min<int64_t>(kBlock, c1 - cb));
+    for (int64_t k = 0; k < p.k; ++k) {
+      const AlignBox &a = boxes[k];
+      if (a.gh * a.gw == 0) continue;
+      const float count = static_cast<float>(a.gh * a.gw);
+      float *plane[kBlock];
+      for (int j = 0; j < nc; ++j) plane[j] = in + a.batch * gi.sn + (cb + j) * gi.sc;
+      for (int64_t i = 0; i < p.ph; ++i) {
+        int64_t iy0, iy1;
+        sample_run(a.start_h, i, a.bin_h, a.gh, p.h, &iy0, &iy1);
+        for (int64_t jw = 0; jw < p.pw; ++jw) {
+          int64_t ix0, ix1;
+          sample_run(a.start_w, jw, a.bin_w, a.gw, p.w, &ix0, &ix1);
+          float g[kBlock];
+          for (int j = 0; j < nc; ++j)
+            g[j] = out[k * go.sn + (cb + j) * go.sc + i * go.sh + jw * go.sw];
+          for (int64_t iy = iy0; iy < iy1; ++iy) {
+            AxisSample sy;
+            if (!axis_sample(sample_at(a.start_h, i, a.bin_h, iy, a.gh), p.h, &sy)) continue;
+            for (int64_t ix = ix0; ix < ix1; ++ix) {
+              AxisSample sx;
+              if (!axis_sample(sample_at(a.start_w, jw, a.bin_w, ix, a.gw), p.w, &sx)) continue;
+              const float w1 = sy.h * sx.h, w2 = sy.h * sx.l, w3 = sy.l * sx.h, w4 = sy.l * sx.l;
+              const int64_t o1 = sy.lo * gi.sh + sx.lo * gi.sw, o2 = sy.lo * gi.sh + sx.hi * gi.sw,
+                            o3 = sy.hi * gi.sh + sx.lo * gi.sw, o4 = sy.hi * gi.sh + sx.hi * gi.sw;
+              for (int j = 0; j < nc; ++j) {
+                float *q = plane[j];
+                q[o1] += g[j] * w1 / count;
+                q[o2] += g[j] * w2 / count;
+                q[o3] += g[j] * w3 / count;
+                q[o4] += g[j] * w4 / count;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+void layout(Arena &a, const RoiAlignParams &p, AlignBox **boxes) {
+  *boxes = a.take<AlignBox>(p.k);
+}
+
+}  // namespace
+
+int64_t roi_align_workspace(const RoiAlignParams &p, const Strided4 &, const BoxView &,
+                            const Strided4 &) {
+  return layout_bytes([&](Arena &a) {
+    AlignBox *b;
+    layout(a, p, &b);
+  });
+}
+
+FirstError roi_align_forward(const RoiAlignParams &p, const Strided4 &x, const BoxView &boxes,
+                             const Strided4 &y, void *workspace) {
+  Arena ws(workspace, roi_align_workspace(p, x, boxes, y));
+  AlignBox *table;
+  layout(ws, p, &table);
+  const FirstError e = read_boxes(p, boxes, table);
+  if (e.found()) return e;
+  const int64_t items = p.k * ((p.c + kBlock - 1) / kBlock);
+  const bool half = p.dtype == ACL_FLOAT16;
+  auto run = [&](int, int64_t b, int64_t e2) {
+    if (half && p.max_mode) forward_items<uint16_t, true>(p, x, y, table, b, e2);
+    else if (half) forward_items<uint16_t, false>(p, x, y, table, b, e2);
+    else if (p.max_mode) forward_items<float, true>(p, x, y, table, b, e2);
+    else forward_items<float, false>(p, x, y, table, b, e2);
+  };
+  parallel_for(items, run, p.threads);
+  return FirstError();
+}
+
+FirstError roi_align_backward(const RoiAlignParams &p, const Strided4 &grad_out,
+                              const BoxView &boxes, const Strided4 &grad_in, void *workspace) {
+  Arena ws(workspace, roi_align_workspace(p, grad_out, boxes, grad_in));
+  AlignBox *table;
+  layout(ws, p, &table);
+  const FirstError e = read_boxes(p, boxes, table);
+  if (e.found()) return e;
+  auto run = [&](int, int64_t b, int64_t e2) {
+    backward_channels(p, grad_out, grad_in, table, b, e2);
+  };
+  parallel_for(p.c, run, p.threads);
+  return FirstError();
+}
+
+FirstError roi_align_zero_fill(const RoiAlignParams &p, const Strided4 &, const BoxView &,
+                               const Strided4 &y, void *) {
+  const int64_t es = dtype_size(p.dtype);
+  for (int64_t k = 0; k < y.n; ++k)
+    for (int64_t c = 0; c < y.c; ++c)
+      for (int64_t i = 0; i < y.h; ++i)
+        for (int64_t j = 0; j < y.w; ++j)
+          std::memset(y.base + (k * y.sn + c * y.sc + i * y.sh + j * y.sw) * es, 0, es);
+  return FirstError();
+}
+
+bool roi_align_map_empty(const RoiAlignParams &p, const Strided4 &, const BoxView &,
+                         const Strided4 &) {
+  return p.b == 0 || p.c == 0 || p.h == 0 || p.w == 0;
+}
+
+}  // namespace poolgrad
