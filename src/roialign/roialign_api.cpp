@@ -2,7 +2,8 @@
 // aclnnRoiAlignV2, aclnnRoiAlignV2Backward and aclnnRoiAlign (ONNX): the validation cascades of
 // ops-cv's public documentation and op_api code, numbered as there (docs/roi-align.md), and the
 // plans. CANN's documents list the V2 forward and the ONNX op as unsupported on Ascend950, but
-// their op_api has no product check; poolgrad runs all three on every profile (docs/compatibility.md).
+// their op_api has no product check; poolgrad runs all three on every profile
+// (docs/compatibility.md).
 #include <cfloat>
 #include <cinttypes>
 #include <cstring>
@@ -118,7 +119,8 @@ aclnnStatus forward_plan(const char *api, const aclTensor *self, const aclTensor
   const bool onnx = batch != nullptr;
   aclnnStatus st;
   if (onnx)
-    st = check_data(api, {{"self", self}, {"rois", boxes}, {"batchIndices", batch}, {out_name, out}});
+    st = check_data(api,
+                    {{"self", self}, {"rois", boxes}, {"batchIndices", batch}, {out_name, out}});
   else
     st = check_data(api, {{"self", self}, {"boxes", boxes}, {out_name, out}});
   if (st) return st;
@@ -141,8 +143,8 @@ aclnnStatus forward_plan(const char *api, const aclTensor *self, const aclTensor
   if (out->view.numel() > 0) {
     fix_threads(p, !view_is_non_overlapping(out->view));
     const BoxView bx = box_view(boxes, batch);
-    plan = plan_for(api, roi_align_forward_kernel(p, self->view.device, x, bx, y), p, onnx, x,
-                    bx, y);
+    plan =
+        plan_for(api, roi_align_forward_kernel(p, self->view.device, x, bx, y), p, onnx, x, bx, y);
   }
   if (trace_info()) plan.trace = trace;
   return make_executor(api, std::move(plan), workspaceSize, executor);
@@ -154,8 +156,8 @@ extern "C" {
 
 aclnnStatus aclnnRoiAlignV2GetWorkspaceSize(const aclTensor *self, const aclTensor *boxes,
                                             int64_t pooledHeight, int64_t pooledWidth,
-                                            float spatialScale, int64_t samplingRatio,
-                                            bool aligned, aclTensor *out, uint64_t *workspaceSize,
+                                            float spatialScale, int64_t samplingRatio, bool aligned,
+                                            aclTensor *out, uint64_t *workspaceSize,
                                             aclOpExecutor **executor) {
   const char *api = kFwd;
   aclnnStatus st;
@@ -179,8 +181,8 @@ aclnnStatus aclnnRoiAlignV2GetWorkspaceSize(const aclTensor *self, const aclTens
     return st;
   const SmallInts &sd = self->view.dims;
   if (sd[0] == 0 || sd[2] == 0 || sd[3] == 0)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: self must have B, H and W > 0, but got shape %s",
-                api, dims_str(sd).c_str());
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: self must have B, H and W > 0, but got shape %s", api,
+                dims_str(sd).c_str());
   if ((st = check_dim(api, "boxes", boxes, 1, 5, "the box length")) ||
       (st = check_dim(api, "out", out, 0, boxes->view.dims[0], "boxes dim 0")) ||
       (st = check_dim(api, "out", out, 1, sd[1], "self dim 1")) ||
@@ -195,11 +197,11 @@ aclnnStatus aclnnRoiAlignV2GetWorkspaceSize(const aclTensor *self, const aclTens
   p.sampling = samplingRatio;
   p.aligned = aligned;
   const std::string trace =
-      trace_info() ? describe("self", self) + " " + describe("boxes", boxes) + " " +
-                         describe("out", out) +
-                         attrs_text(pooledHeight, pooledWidth, spatialScale, samplingRatio) +
-                         (aligned ? " aligned" : "")
-                   : std::string();
+      trace_info()
+          ? describe("self", self) + " " + describe("boxes", boxes) + " " + describe("out", out) +
+                attrs_text(pooledHeight, pooledWidth, spatialScale, samplingRatio) +
+                (aligned ? " aligned" : "")
+          : std::string();
   return forward_plan(api, self, boxes, nullptr, "out", out, p, trace, workspaceSize, executor);
 }
 
@@ -221,7 +223,8 @@ aclnnStatus aclnnRoiAlignV2BackwardGetWorkspaceSize(
                                  {"inputShape", inputShape},
                                  {"gradInput", gradInput}})))
     return st;
-  st = check_element_bound(api, {{"gradOutput", gradOutput}, {"boxes", boxes}, {"gradInput", gradInput}});
+  st = check_element_bound(
+      api, {{"gradOutput", gradOutput}, {"boxes", boxes}, {"gradInput", gradInput}});
   if (st) return st;
   // 2. Dtypes: FLOAT for all three.
   if ((st = check_dtype_in(api, "gradOutput", gradOutput, false)) ||
@@ -247,14 +250,16 @@ aclnnStatus aclnnRoiAlignV2BackwardGetWorkspaceSize(
     return st;
   // 5. gradInput: 4-D, gradOutput's C, inputShape's shape.
   if ((st = check_rank(api, "gradInput", gradInput, 4)) ||
-      (st = check_dim(api, "gradInput", gradInput, 1, gradOutput->view.dims[1], "gradOutput dim 1")))
+      (st =
+           check_dim(api, "gradInput", gradInput, 1, gradOutput->view.dims[1], "gradOutput dim 1")))
     return st;
   if (gradInput->view.dims != inputShape->values)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: gradInput shape %s must equal inputShape %s", api,
                 dims_str(gradInput->view.dims).c_str(), dims_str(inputShape->values).c_str());
   // 6. Attributes.
   if ((st = check_attrs_v2(api, samplingRatio, spatialScale))) return st;
-  if ((st = check_data(api, {{"gradOutput", gradOutput}, {"boxes", boxes}, {"gradInput", gradInput}})))
+  if ((st = check_data(api,
+                       {{"gradOutput", gradOutput}, {"boxes", boxes}, {"gradInput", gradInput}})))
     return st;
   st = check_storage(api, {{"gradOutput", gradOutput, Role::kRead},
                            {"boxes", boxes, Role::kRead},
@@ -274,8 +279,8 @@ aclnnStatus aclnnRoiAlignV2BackwardGetWorkspaceSize(
   if (gradInput->view.numel() > 0) {
     fix_threads(p, !view_is_non_overlapping(gradInput->view));
     const BoxView bx = box_view(boxes, nullptr);
-    plan = plan_for(api, roi_align_backward_kernel(p, gradInput->view.device, gy, bx, gx), p,
-                    false, gy, bx, gx);
+    plan = plan_for(api, roi_align_backward_kernel(p, gradInput->view.device, gy, bx, gx), p, false,
+                    gy, bx, gx);
   }
   if (trace_info())
     plan.trace = describe("gradOutput", gradOutput) + " " + describe("boxes", boxes) + " " +
@@ -299,7 +304,8 @@ aclnnStatus aclnnRoiAlignGetWorkspaceSize(const aclTensor *self, const aclTensor
   aclnnStatus st;
   if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
   // 1. Null tensors (161001; a null mode is step 5's), then the element bound.
-  const Named all[] = {{"self", self}, {"rois", rois}, {"batchIndices", batchIndices}, {"out", out}};
+  const Named all[] = {
+      {"self", self}, {"rois", rois}, {"batchIndices", batchIndices}, {"out", out}};
   if ((st = check_not_null(api, all))) return st;
   if ((st = check_element_bound(api, {all[0], all[1], all[2], all[3]}))) return st;
   // 2. Dtypes: self FLOAT or FLOAT16, batchIndices INT32, rois and out as self.
@@ -329,7 +335,8 @@ aclnnStatus aclnnRoiAlignGetWorkspaceSize(const aclTensor *self, const aclTensor
       (st = check_dim(api, "out", out, 3, outputWidth, "outputWidth")))
     return st;
   // 5. Attributes: mode "avg" or "max", samplingRatio >= 0, spatialScale > 0.
-  if (!mode) return fail(ACLNN_ERR_PARAM_INVALID, "%s: mode must be \"avg\" or \"max\", but got null", api);
+  if (!mode)
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: mode must be \"avg\" or \"max\", but got null", api);
   if (std::strcmp(mode, "avg") != 0 && std::strcmp(mode, "max") != 0)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: mode must be \"avg\" or \"max\", but got \"%.32s\"",
                 api, mode);

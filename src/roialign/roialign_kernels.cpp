@@ -31,7 +31,8 @@ struct AlignBox {
 
 inline float box_value(const RoiAlignParams &p, const BoxView &bx, int64_t k, int64_t j) {
   const char *q = bx.base + (k * bx.s0 + j * bx.s1) * dtype_size(p.dtype);
-  if (p.dtype == ACL_FLOAT16) return half_to_float(load_once(reinterpret_cast<const uint16_t *>(q)));
+  if (p.dtype == ACL_FLOAT16)
+    return half_to_float(load_once(reinterpret_cast<const uint16_t *>(q)));
   return load_once(reinterpret_cast<const float *>(q));
 }
 
@@ -68,14 +69,14 @@ FirstError read_boxes(const RoiAlignParams &p, const BoxView &bx, AlignBox *out)
     } else {
       const float b0 = box_value(p, bx, k, 0);
       if (!(b0 >= 0.0f && static_cast<double>(b0) < static_cast<double>(p.b)))
-        return bad(kAlignBatchDatum, k, b0);
+        return bad(kAlignBatchDatum, k * cols, b0);
       a.batch = static_cast<int64_t>(b0);
     }
     float v[4];
     for (int j = 0; j < 4; ++j) v[j] = box_value(p, bx, k, first + j);
     const float offset = p.aligned ? 0.5f : 0.0f;
-    const float s[4] = {v[0] * p.scale - offset, v[1] * p.scale - offset,
-                        v[2] * p.scale - offset, v[3] * p.scale - offset};
+    const float s[4] = {v[0] * p.scale - offset, v[1] * p.scale - offset, v[2] * p.scale - offset,
+                        v[3] * p.scale - offset};
     for (int j = 0; j < 4; ++j)
       if (!std::isfinite(s[j])) return bad(kAlignBoxDatum, k * cols + first + j, v[j]);
     float roi_w = s[2] - s[0], roi_h = s[3] - s[1];
@@ -104,8 +105,8 @@ inline float sample_at(float start, int64_t bin_index, float bin, int64_t i, int
 // The run [first, end) of samples of a bin that can lie in [-1, size]: the coordinate is monotone
 // in i, so the samples before the map (or after it) are a prefix (a suffix). Every sample of the
 // run is still tested by axis_sample.
-void sample_run(float start, int64_t bin_index, float bin, int64_t g, int64_t size,
-                int64_t *first, int64_t *end) {
+void sample_run(float start, int64_t bin_index, float bin, int64_t g, int64_t size, int64_t *first,
+                int64_t *end) {
   *first = 0;
   *end = g;
   if (g <= 8) return;
@@ -121,15 +122,19 @@ void sample_run(float start, int64_t bin_index, float bin, int64_t g, int64_t si
   int64_t lo = 0, hi = g;  // first i with !before(i)
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
-    if (before(mid)) lo = mid + 1;
-    else hi = mid;
+    if (before(mid))
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   *first = lo;
   hi = g;  // first i >= lo with after(i)
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
-    if (after(mid)) hi = mid;
-    else lo = mid + 1;
+    if (after(mid))
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   *end = lo;
 }
@@ -157,17 +162,25 @@ inline bool axis_sample(float v, int64_t size, AxisSample *s) {
   return true;
 }
 
-inline float load_value(const float *q) { return *q; }
-inline float load_value(const uint16_t *q) { return half_to_float(*q); }
-inline void store_value(float *q, float v) { *q = v; }
-inline void store_value(uint16_t *q, float v) { *q = float_to_half(v); }
+inline float load_value(const float *q) {
+  return *q;
+}
+inline float load_value(const uint16_t *q) {
+  return half_to_float(*q);
+}
+inline void store_value(float *q, float v) {
+  *q = v;
+}
+inline void store_value(uint16_t *q, float v) {
+  *q = float_to_half(v);
+}
 
 constexpr int kBlock = 16;  // channels a pass over one bin's samples serves
 
 // Box k's bins for channels [c0, c1) (at most kBlock).
 template <class T, bool kMax>
-void forward_bins(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
-                  const AlignBox &a, int64_t k, int64_t c0, int64_t c1) {
+void forward_bins(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y, const AlignBox &a,
+                  int64_t k, int64_t c0, int64_t c1) {
   const int nc = static_cast<int>(c1 - c0);
   const T *plane[kBlock];
   T *outp[kBlock];
@@ -240,7 +253,8 @@ void backward_channels(const RoiAlignParams &p, const Strided4 &go, const Stride
   for (int64_t n = 0; n < p.b; ++n)
     for (int64_t c = c0; c < c1; ++c)
       for (int64_t yy = 0; yy < p.h; ++yy)
-        for (int64_t xx = 0; xx < p.w; ++xx) in[n * gi.sn + c * gi.sc + yy * gi.sh + xx * gi.sw] = 0;
+        for (int64_t xx = 0; xx < p.w; ++xx)
+          in[n * gi.sn + c * gi.sc + yy * gi.sh + xx * gi.sw] = 0;
   for (int64_t cb = c0; cb < c1; cb += kBlock) {
     const int nc = static_cast<int>(std::min<int64_t>(kBlock, c1 - cb));
     for (int64_t k = 0; k < p.k; ++k) {
@@ -306,10 +320,14 @@ FirstError roi_align_forward(const RoiAlignParams &p, const Strided4 &x, const B
   const int64_t items = p.k * ((p.c + kBlock - 1) / kBlock);
   const bool half = p.dtype == ACL_FLOAT16;
   auto run = [&](int, int64_t b, int64_t e2) {
-    if (half && p.max_mode) forward_items<uint16_t, true>(p, x, y, table, b, e2);
-    else if (half) forward_items<uint16_t, false>(p, x, y, table, b, e2);
-    else if (p.max_mode) forward_items<float, true>(p, x, y, table, b, e2);
-    else forward_items<float, false>(p, x, y, table, b, e2);
+    if (half && p.max_mode)
+      forward_items<uint16_t, true>(p, x, y, table, b, e2);
+    else if (half)
+      forward_items<uint16_t, false>(p, x, y, table, b, e2);
+    else if (p.max_mode)
+      forward_items<float, true>(p, x, y, table, b, e2);
+    else
+      forward_items<float, false>(p, x, y, table, b, e2);
   };
   parallel_for(items, run, p.threads);
   return FirstError();

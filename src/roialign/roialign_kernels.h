@@ -13,13 +13,14 @@
 namespace poolgrad {
 
 struct RoiAlignParams {
-  int64_t b = 0, c = 0, h = 0, w = 0;  // the feature map: the forward's self, the backward's gradInput
-  int64_t k = 0, ph = 0, pw = 0;       // boxes, pooled grid
-  float scale = 1.0f;                  // spatialScale
-  int64_t sampling = 0;                // samples per bin side; <= 0: ceil(box side / pooled side)
-  bool aligned = false;                // V2's half-pixel shift (no minimum box size of 1 then)
-  bool max_mode = false;               // ONNX "max": the largest weighted corner, not the mean
-  aclDataType dtype = ACL_FLOAT;       // the feature map's, the output's and the boxes' (FLOAT/FLOAT16)
+  int64_t b = 0, c = 0, h = 0,
+          w = 0;                  // the feature map: the forward's self, the backward's gradInput
+  int64_t k = 0, ph = 0, pw = 0;  // boxes, pooled grid
+  float scale = 1.0f;             // spatialScale
+  int64_t sampling = 0;           // samples per bin side; <= 0: ceil(box side / pooled side)
+  bool aligned = false;           // V2's half-pixel shift (no minimum box size of 1 then)
+  bool max_mode = false;          // ONNX "max": the largest weighted corner, not the mean
+  aclDataType dtype = ACL_FLOAT;  // the feature map's, the output's and the boxes' (FLOAT/FLOAT16)
   aclDataType index_dtype = ACL_INT32;  // ONNX batchIndices' (the dispatch key's index column)
   int threads = 1;
   bool serial = false;  // an output that overlaps itself: one thread, in a fixed order
@@ -35,8 +36,8 @@ struct BoxView {
   int64_t sb = 0;
 };
 
-// The data errors (FirstError::datum): a batch index outside [0, B) (pos = the box; value = the
-// double's bits in V2, the INT32 in ONNX); a box that is not finite after spatialScale (pos =
+// The data errors (FirstError::datum): a batch index outside [0, B) (V2: pos = box * 5, value =
+// the double's bits; ONNX: pos = the box, value = the INT32); a box that is not finite after spatialScale (pos =
 // box * columns + column of the first offending coordinate; value = the double's bits).
 constexpr int kAlignBatchDatum = 0;
 constexpr int kAlignBoxDatum = 1;
