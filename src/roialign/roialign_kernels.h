@@ -37,8 +37,9 @@ struct BoxView {
 };
 
 // The data errors (FirstError::datum): a batch index outside [0, B) (V2: pos = box * 5, value =
-// the double's bits; ONNX: pos = the box, value = the INT32); a box that is not finite after spatialScale (pos =
-// box * columns + column of the first offending coordinate; value = the double's bits).
+// the double's bits; ONNX: pos = the box, value = the INT32); a box that is not finite after
+// spatialScale (pos = box * columns + column of the first offending coordinate; value = the
+// double's bits).
 constexpr int kAlignBatchDatum = 0;
 constexpr int kAlignBoxDatum = 1;
 
