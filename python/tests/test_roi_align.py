@@ -52,6 +52,24 @@ def test_forward_bitwise_torchvision(seed):
             np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
 
 
+@pytest.mark.parametrize("aligned", [False, True])
+def test_forward_more_samples_than_a_table_holds(aligned):
+    # 7 x 7 bins of 8 x 8 samples on the map: 3136 samples, more than the channel-major path's
+    # table of 2048, so the box takes the bin-by-bin path; the same bits either way.
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 20, 40, 40)).astype(np.float32)
+    b = np.array([[1, 2, 3, 150, 140], [0, 0, 0, 10, 10]], np.float32)
+    for mode_x in (x, x.astype(np.float16)):
+        got = poolgrad.roi_align(mode_x, b.astype(mode_x.dtype), 7, 0.25, 8, aligned)
+        want = _tv_forward(mode_x.astype(np.float32), b.astype(mode_x.dtype).astype(np.float32), (7, 7), 0.25, 8,
+                           aligned).astype(mode_x.dtype)
+        np.testing.assert_array_equal(got, want)
+    rois, bi = np.ascontiguousarray(b[:, 1:]), b[:, 0].astype(np.int32)
+    for mode in ("avg", "max"):
+        np.testing.assert_allclose(poolgrad.roi_align_onnx(x, rois, bi, 7, 8, 0.25, mode),
+                                   _ort_roi_align(x, rois, bi, (7, 7), 8, 0.25, mode), rtol=1e-6, atol=1e-7)
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_forward_float16_rounds_once(seed):
     rng = np.random.default_rng(100 + seed)

@@ -12,12 +12,12 @@ enum Layout { kNchw };
 // clang-format off
 const KernelRow<RoiAlignKernel> kForward[] = {
 //  device         dtype      index      layout  isa            name                   kernel: workspace, run, applies
-    {Device::kHost, kAnyDtype, kAnyDtype, kNchw,  Isa::kPortable, "roi-align-zero-fill", {roi_align_workspace, roi_align_zero_fill, roi_align_map_empty}},
-    {Device::kHost, kAnyDtype, kAnyDtype, kNchw,  Isa::kPortable, "roi-align-bins",      {roi_align_workspace, roi_align_forward}},
+    {Device::kHost, kAnyDtype, kAnyDtype, kNchw,  Isa::kPortable, "roi-align-zero-fill", {roi_align_backward_workspace, roi_align_zero_fill, roi_align_map_empty}},
+    {Device::kHost, kAnyDtype, kAnyDtype, kNchw,  Isa::kPortable, "roi-align-bins",      {roi_align_forward_workspace, roi_align_forward}},
 };
 const KernelRow<RoiAlignKernel> kBackward[] = {
 //  device         dtype      index      layout  isa            name                   kernel: workspace, run
-    {Device::kHost, kAnyDtype, kAnyDtype, kNchw,  Isa::kPortable, "roi-align-channels",  {roi_align_workspace, roi_align_backward}},
+    {Device::kHost, kAnyDtype, kAnyDtype, kNchw,  Isa::kPortable, "roi-align-channels",  {roi_align_backward_workspace, roi_align_backward}},
 };
 // clang-format on
 

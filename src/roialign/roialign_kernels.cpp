@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "../core/dtype.h"
+#include "../core/parts.h"
 #include "../core/scratch.h"
 #include "../core/threads.h"
 
@@ -234,13 +235,111 @@ void forward_bins(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
   }
 }
 
+// ---- the channel-major forward: a box's samples tabled once, then each channel plane swept in
+// torchvision's order (bin, sample) while it is in cache. A box with more samples on the map
+// than a table holds takes forward_bins.
+constexpr int64_t kTaps = 2048;      // table entries a part holds
+constexpr int64_t kChannelRun = 64;  // channels one item sweeps
+
+struct Tap {
+  int64_t o[4];  // element offsets in the plane: (lo, lo), (lo, hi), (hi, lo), (hi, hi)
+  float w[4];
+};
+
+struct TapTable {
+  Tap *taps = nullptr;
+  int64_t *bin_start = nullptr;  // bin b's taps are [bin_start[b], bin_start[b + 1])
+  uint8_t *outside = nullptr;    // whether bin b has samples off the map
+};
+
+void tap_layout(Arena &a, const RoiAlignParams &p, TapTable *t) {
+  int64_t bins = 0;
+  const bool ok = checked_mul(p.ph, p.pw, &bins);
+  t->taps = a.take<Tap>(kTaps);
+  t->bin_start = a.take<int64_t>(ok ? bins + 1 : -1);
+  t->outside = a.take<uint8_t>(ok ? bins : -1);
+}
+
+// Fills t with box a's samples; false when they do not fit.
+bool build_taps(const RoiAlignParams &p, const Strided4 &x, const AlignBox &a, TapTable *t) {
+  int64_t n = 0, bin = 0;
+  for (int64_t i = 0; i < p.ph; ++i) {
+    int64_t iy0, iy1;
+    sample_run(a.start_h, i, a.bin_h, a.gh, p.h, &iy0, &iy1);
+    for (int64_t jw = 0; jw < p.pw; ++jw, ++bin) {
+      int64_t ix0, ix1;
+      sample_run(a.start_w, jw, a.bin_w, a.gw, p.w, &ix0, &ix1);
+      t->bin_start[bin] = n;
+      for (int64_t iy = iy0; iy < iy1; ++iy) {
+        AxisSample sy;
+        if (!axis_sample(sample_at(a.start_h, i, a.bin_h, iy, a.gh), p.h, &sy)) continue;
+        for (int64_t ix = ix0; ix < ix1; ++ix) {
+          AxisSample sx;
+          if (!axis_sample(sample_at(a.start_w, jw, a.bin_w, ix, a.gw), p.w, &sx)) continue;
+          if (n == kTaps) return false;
+          Tap &tp = t->taps[n++];
+          tp.w[0] = sy.h * sx.h, tp.w[1] = sy.h * sx.l, tp.w[2] = sy.l * sx.h,
+          tp.w[3] = sy.l * sx.l;
+          tp.o[0] = sy.lo * x.sh + sx.lo * x.sw, tp.o[1] = sy.lo * x.sh + sx.hi * x.sw;
+          tp.o[2] = sy.hi * x.sh + sx.lo * x.sw, tp.o[3] = sy.hi * x.sh + sx.hi * x.sw;
+        }
+      }
+      t->outside[bin] = n - t->bin_start[bin] < a.gh * a.gw;
+    }
+  }
+  t->bin_start[bin] = n;
+  return true;
+}
+
+template <class T, bool kMax>
+void sweep_channels(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
+                    const AlignBox &a, int64_t k, int64_t c0, int64_t c1, const TapTable &t) {
+  const float count = static_cast<float>(std::max<int64_t>(a.gh * a.gw, 1));
+  for (int64_t c = c0; c < c1; ++c) {
+    const T *q = reinterpret_cast<const T *>(x.base) + a.batch * x.sn + c * x.sc;
+    T *o = reinterpret_cast<T *>(y.base) + k * y.sn + c * y.sc;
+    int64_t bin = 0;
+    for (int64_t i = 0; i < p.ph; ++i)
+      for (int64_t jw = 0; jw < p.pw; ++jw, ++bin) {
+        const int64_t s0 = t.bin_start[bin], s1 = t.bin_start[bin + 1];
+        float acc = 0.0f;
+        for (int64_t s = s0; s < s1; ++s) {
+          const Tap &tp = t.taps[s];
+          const float v1 = load_value(q + tp.o[0]), v2 = load_value(q + tp.o[1]),
+                      v3 = load_value(q + tp.o[2]), v4 = load_value(q + tp.o[3]);
+          if (kMax) {
+            const float val = std::max(std::max(std::max(tp.w[0] * v1, tp.w[1] * v2), tp.w[2] * v3),
+                                       tp.w[3] * v4);
+            acc = s == s0 ? val : std::max(acc, val);
+          } else {
+            acc += tp.w[0] * v1 + tp.w[1] * v2 + tp.w[2] * v3 + tp.w[3] * v4;
+          }
+        }
+        float v;
+        if (kMax)
+          v = s1 == s0 ? 0.0f : t.outside[bin] ? std::max(acc, 0.0f) : acc;
+        else
+          v = acc / count;
+        store_value(o + i * y.sh + jw * y.sw, v);
+      }
+  }
+}
+
 template <class T, bool kMax>
 void forward_items(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
-                   const AlignBox *boxes, int64_t b, int64_t e) {
-  const int64_t blocks = (p.c + kBlock - 1) / kBlock;
+                   const AlignBox *boxes, int64_t b, int64_t e, TapTable &t) {
+  const int64_t runs = (p.c + kChannelRun - 1) / kChannelRun;
+  int64_t built = -1;  // the box whose taps t holds
+  bool fits = false;
   for (int64_t it = b; it < e; ++it) {
-    const int64_t k = it / blocks, c0 = it % blocks * kBlock;
-    forward_bins<T, kMax>(p, x, y, boxes[k], k, c0, std::min(c0 + kBlock, p.c));
+    const int64_t k = it / runs, c0 = it % runs * kChannelRun, c1 = std::min(c0 + kChannelRun, p.c);
+    if (k != built) fits = build_taps(p, x, boxes[k], &t), built = k;
+    if (fits) {
+      sweep_channels<T, kMax>(p, x, y, boxes[k], k, c0, c1, t);
+      continue;
+    }
+    for (int64_t cb = c0; cb < c1; cb += kBlock)
+      forward_bins<T, kMax>(p, x, y, boxes[k], k, cb, std::min(cb + kBlock, c1));
   }
 }
 
@@ -300,10 +399,37 @@ void layout(Arena &a, const RoiAlignParams &p, AlignBox **boxes) {
   *boxes = a.take<AlignBox>(p.k);
 }
 
+int64_t forward_items_count(const RoiAlignParams &p) {
+  return p.k * ((p.c + kChannelRun - 1) / kChannelRun);
+}
+
+auto tap_scratch(const RoiAlignParams &p) {
+  return [&p](Arena &a) {
+    TapTable t;
+    tap_layout(a, p, &t);
+  };
+}
+
+// The forward's parts: an error slot and a tap table each (run_parts' own description).
+int64_t forward_parts_bytes(const RoiAlignParams &p) {
+  return run_parts(
+      p.threads, forward_items_count(p), nullptr, tap_scratch(p),
+      [](int64_t, int64_t, Arena, FirstError *) {}, nullptr);
+}
+
 }  // namespace
 
-int64_t roi_align_workspace(const RoiAlignParams &p, const Strided4 &, const BoxView &,
-                            const Strided4 &) {
+int64_t roi_align_forward_workspace(const RoiAlignParams &p, const Strided4 &, const BoxView &,
+                                    const Strided4 &) {
+  return layout_bytes([&](Arena &a) {
+    AlignBox *b;
+    layout(a, p, &b);
+    a.take<char>(forward_parts_bytes(p));
+  });
+}
+
+int64_t roi_align_backward_workspace(const RoiAlignParams &p, const Strided4 &, const BoxView &,
+                                     const Strided4 &) {
   return layout_bytes([&](Arena &a) {
     AlignBox *b;
     layout(a, p, &b);
@@ -312,30 +438,32 @@ int64_t roi_align_workspace(const RoiAlignParams &p, const Strided4 &, const Box
 
 FirstError roi_align_forward(const RoiAlignParams &p, const Strided4 &x, const BoxView &boxes,
                              const Strided4 &y, void *workspace) {
-  Arena ws(workspace, roi_align_workspace(p, x, boxes, y));
+  Arena ws(workspace, roi_align_forward_workspace(p, x, boxes, y));
   AlignBox *table;
   layout(ws, p, &table);
   const FirstError e = read_boxes(p, boxes, table);
   if (e.found()) return e;
-  const int64_t items = p.k * ((p.c + kBlock - 1) / kBlock);
   const bool half = p.dtype == ACL_FLOAT16;
-  auto run = [&](int, int64_t b, int64_t e2) {
+  auto body = [&](int64_t b, int64_t e2, Arena slice, FirstError *) {
+    TapTable t;
+    tap_layout(slice, p, &t);
     if (half && p.max_mode)
-      forward_items<uint16_t, true>(p, x, y, table, b, e2);
+      forward_items<uint16_t, true>(p, x, y, table, b, e2, t);
     else if (half)
-      forward_items<uint16_t, false>(p, x, y, table, b, e2);
+      forward_items<uint16_t, false>(p, x, y, table, b, e2, t);
     else if (p.max_mode)
-      forward_items<float, true>(p, x, y, table, b, e2);
+      forward_items<float, true>(p, x, y, table, b, e2, t);
     else
-      forward_items<float, false>(p, x, y, table, b, e2);
+      forward_items<float, false>(p, x, y, table, b, e2, t);
   };
-  parallel_for(items, run, p.threads);
+  const int64_t parts = forward_parts_bytes(p);
+  run_parts(p.threads, forward_items_count(p), ws.take<char>(parts), tap_scratch(p), body, nullptr);
   return FirstError();
 }
 
 FirstError roi_align_backward(const RoiAlignParams &p, const Strided4 &grad_out,
                               const BoxView &boxes, const Strided4 &grad_in, void *workspace) {
-  Arena ws(workspace, roi_align_workspace(p, grad_out, boxes, grad_in));
+  Arena ws(workspace, roi_align_backward_workspace(p, grad_out, boxes, grad_in));
   AlignBox *table;
   layout(ws, p, &table);
   const FirstError e = read_boxes(p, boxes, table);

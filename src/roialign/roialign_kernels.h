@@ -48,8 +48,11 @@ constexpr int kAlignBoxDatum = 1;
 // and check all boxes before writing anything.
 using RoiAlignKernel = Kernel<RoiAlignParams, Strided4, BoxView, Strided4>;
 
-int64_t roi_align_workspace(const RoiAlignParams &p, const Strided4 &a, const BoxView &boxes,
-                            const Strided4 &b);
+// The workspaces: the private box table (and the forward's per-part tables of samples).
+int64_t roi_align_forward_workspace(const RoiAlignParams &p, const Strided4 &a,
+                                    const BoxView &boxes, const Strided4 &b);
+int64_t roi_align_backward_workspace(const RoiAlignParams &p, const Strided4 &a,
+                                     const BoxView &boxes, const Strided4 &b);
 FirstError roi_align_forward(const RoiAlignParams &p, const Strided4 &x, const BoxView &boxes,
                              const Strided4 &y, void *workspace);
 FirstError roi_align_backward(const RoiAlignParams &p, const Strided4 &grad_out,
