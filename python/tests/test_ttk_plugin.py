@@ -26,6 +26,7 @@ import torch
 
 import poolgrad
 from poolgrad import suite
+from test_operators import PENDING
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PKG = os.path.dirname(poolgrad.__file__)
@@ -50,7 +51,8 @@ def header_params():
     return params
 
 
-PARAMS = header_params()
+# The APIs whose descriptors are pending (issue 42 is open) have no test-kit class yet.
+PARAMS = {api: p for api, p in header_params().items() if api not in PENDING}
 
 
 def kit_guess_outputs(api, tensor_names):
