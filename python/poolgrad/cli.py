@@ -72,14 +72,15 @@ def _floats(s: str):
 
 # The CLI option that carries each operator input.
 INPUT_OPTION = {"x": "input", "grad_output": "grad_output", "indices": "indices", "mask": "mask",
-                "rois": "rois", "argmax": "argmax"}
+                "rois": "rois", "argmax": "argmax", "boxes": "boxes", "batch_indices": "batch_indices"}
 
 
 def _attrs(args) -> dict:
     return {"kernel": args.kernel, "stride": args.stride, "padding": args.padding,
             "dilation": args.dilation, "ceil_mode": args.ceil, "index_dtype": args.index_dtype,
             "output_size": args.output_size, "spatial_scale": args.spatial_scale,
-            "input_shape": args.input_shape}
+            "input_shape": args.input_shape, "sampling_ratio": args.sampling_ratio,
+            "aligned": args.aligned, "mode": args.mode}
 
 
 def golden(args) -> int:
@@ -278,7 +279,10 @@ def parser() -> argparse.ArgumentParser:
                                    "forward input (only its shape and dtype are used)")
     g.add_argument("--grad-output", help="the gradient of the forward output (backward ops)")
     g.add_argument("--indices", help="max-pool2d-backward: the forward's indices (int32 or int64)")
-    g.add_argument("--rois", help="roi ops: (R, 5) rows (batch_index, x1, y1, x2, y2)")
+    g.add_argument("--rois", help="roi-pool ops: (R, 5) rows (batch_index, x1, y1, x2, y2); roi-align-onnx: "
+                                  "(K, 4) rows (x1, y1, x2, y2)")
+    g.add_argument("--boxes", help="roi-align ops: (K, 5) rows (batch_index, x1, y1, x2, y2)")
+    g.add_argument("--batch-indices", help="roi-align-onnx: (K,) int32 batch indices")
     g.add_argument("--mask", help="max-pool2d-mask-backward: the forward's int8 mask")
     g.add_argument("--product", default=None, choices=["Ascend950", "Ascend910B", "Ascend910_93"],
                    help="the product profile: the Mask ops and adaptive-max-pool2d-backward (A2/A3 "
@@ -296,11 +300,16 @@ def parser() -> argparse.ArgumentParser:
                    help="max-pool2d, max-pool3d, adaptive-max-pool3d: dtype of the indices written "
                         "(default int64; A2/A3 products take int32 only for the 3-D ops)")
     g.add_argument("--output-size", type=_ints, default=None,
-                   help="roi-pool: pooled size, p or ph,pw; adaptive-max-pool2d: Hout,Wout; "
+                   help="roi-pool, roi-align ops: pooled size, p or ph,pw; adaptive-max-pool2d: Hout,Wout; "
                         "adaptive-max-pool3d: Dout,Hout,Wout")
     g.add_argument("--spatial-scale", type=_floats, default=1.0,
                    help="roi ops: spatial scale, s or sh,sw (default 1.0)")
-    g.add_argument("--input-shape", type=_ints, default=None, help="roi-pool-backward: N,C,H,W of x")
+    g.add_argument("--input-shape", type=_ints, default=None,
+                   help="roi-pool-backward, roi-align-backward: N,C,H,W of x")
+    g.add_argument("--sampling-ratio", type=int, default=0,
+                   help="roi-align ops: samples per bin side (default 0: ceil(box side / output side))")
+    g.add_argument("--aligned", action="store_true", help="roi-align, roi-align-backward: the half-pixel shift")
+    g.add_argument("--mode", choices=["avg", "max"], default="avg", help="roi-align-onnx: pooling mode")
     g.add_argument("--out-dir", required=True, help="directory for the outputs")
     g.add_argument("--out-format", choices=["npy", "bin"], default="npy", help="output files (default npy)")
     g.add_argument("--threads", type=int, default=0, help="threads (default: all cores)")

@@ -4,8 +4,10 @@
 Each op has the schema of the operator it stands in for, so that it is drop-in:
 ``poolgrad::max_pool2d_with_indices(_backward)``, ``max_pool3d_with_indices(_backward)``,
 ``adaptive_max_pool2d(_backward)``, ``adaptive_max_pool3d(_backward)`` have ATen's schemas,
-``poolgrad::roi_pool`` / ``_roi_pool_backward`` torchvision's (with CANN's RoI geometry), and the
-Mask pair (no ATen twin) ATen's max-pool schema with the mask in place of the indices.
+``poolgrad::roi_pool`` / ``_roi_pool_backward`` torchvision's (with CANN's RoI geometry),
+``poolgrad::roi_align`` / ``_roi_align_backward`` torchvision's roi_align ones, ``roi_align_onnx``
+poolgrad's own (ONNX's RoiAlign, no backward), and the Mask pair (no ATen twin) ATen's max-pool
+schema with the mask in place of the indices.
 
 The schemas, CPU kernels and autograd formulas (double backward included) are registered from C++
 (python/src/torch_ops.cpp, torch_autograd.cpp: a Python kernel costs tens of microseconds a call);
@@ -125,3 +127,19 @@ for _name in ("max_unpool2d_backward", "max_unpool3d_backward"):
 @torch.library.register_fake("poolgrad::_roi_pool_backward")
 def _roib_fake(gy, rois, argmax, scale, ph, pw, n, c, h, w):
     return gy.new_empty([n, c, h, w])
+
+
+# RoIAlign: outputs of the input's dtype, contiguous.
+@torch.library.register_fake("poolgrad::roi_align")
+def _roi_align_fake(x, rois, scale, ph, pw, sampling_ratio, aligned):
+    return x.new_empty([rois.shape[0], x.shape[1], ph, pw])
+
+
+@torch.library.register_fake("poolgrad::_roi_align_backward")
+def _roi_alignb_fake(gy, rois, scale, ph, pw, n, c, h, w, sampling_ratio, aligned):
+    return gy.new_empty([n, c, h, w])
+
+
+@torch.library.register_fake("poolgrad::roi_align_onnx")
+def _roi_align_onnx_fake(x, rois, batch_indices, mode, oh, ow, sampling_ratio, scale):
+    return x.new_empty([rois.shape[0], x.shape[1], oh, ow])

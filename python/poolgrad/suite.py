@@ -37,7 +37,8 @@ from .progress import Progress
 OPERATORS = SPECS
 
 DEFAULT_ATTRS = {"kernel": None, "stride": None, "padding": [0], "dilation": [1], "ceil_mode": False,
-                 "index_dtype": "int64", "output_size": None, "spatial_scale": 1.0, "input_shape": None}
+                 "index_dtype": "int64", "output_size": None, "spatial_scale": 1.0, "input_shape": None,
+                 "sampling_ratio": 0, "aligned": False, "mode": "avg"}
 
 
 def run_operator(name: str, inputs: dict, attrs: dict, product: str | None = None) -> dict:
@@ -61,7 +62,7 @@ def run_operator(name: str, inputs: dict, attrs: dict, product: str | None = Non
 # ---- case lists ------------------------------------------------------------------------------
 CASE_COLUMNS = ("name", "op", "shape", "dtype", "kernel", "stride", "padding", "dilation", "ceil_mode",
                 "output_size", "spatial_scale", "index_dtype", "rois", "product", "generator", "seed",
-                "indices")
+                "indices", "sampling_ratio", "aligned", "mode")
 GENERATORS = ("normal", "uniform", "ties", "nan", "inf")
 _INT_LISTS = ("shape", "kernel", "stride", "padding", "dilation", "output_size")
 
@@ -127,10 +128,16 @@ def normalize_case(raw: dict, row: int) -> dict:
     case["dtype"] = str(c.get("dtype", "float32"))
     if case["dtype"] not in standards.FLOAT_DTYPES:
         raise CaseError(f"case {name}: dtype must be one of {', '.join(standards.FLOAT_DTYPES)}, got {case['dtype']!r}")
-    ceil = str(c.get("ceil_mode", "false")).strip().lower()
-    if ceil not in ("true", "false", "1", "0"):
-        raise CaseError(f"case {name}: ceil_mode must be true or false, got {c['ceil_mode']!r}")
-    case["ceil_mode"] = ceil in ("true", "1")
+    for col in ("ceil_mode", "aligned"):
+        flag = str(c.get(col, "false")).strip().lower()
+        if flag not in ("true", "false", "1", "0"):
+            raise CaseError(f"case {name}: {col} must be true or false, got {c[col]!r}")
+        case[col] = flag in ("true", "1")
+    try:
+        case["sampling_ratio"] = int(c.get("sampling_ratio", 0))
+    except ValueError:
+        raise CaseError(f"case {name}: sampling_ratio must be an integer, got {c['sampling_ratio']!r}")
+    case["mode"] = str(c.get("mode", "avg"))
     scale = [float(t) for t in str(c.get("spatial_scale", "1")).replace(";", ",").split(",")]
     case["spatial_scale"] = scale[0] if len(scale) == 1 else tuple(scale)
     case["index_dtype"] = str(c.get("index_dtype", "int64"))
@@ -246,8 +253,13 @@ def make_inputs(case: dict) -> dict:
     op = OPERATORS[case["op"]]
     x = generate(case["shape"], case["dtype"], case["generator"], rng)
     inputs = {"x": x}
-    if "rois" in op.input_names or op.name == "roi-pool":
-        inputs["rois"] = make_rois(case["shape"], case["rois"], case["spatial_scale"], case["dtype"], rng)
+    chain = set(op.input_names) | (set(OPERATORS[op.forward].input_names) if op.forward else set())
+    if chain & {"rois", "boxes"}:
+        rois = make_rois(case["shape"], case["rois"], case["spatial_scale"], case["dtype"], rng)
+        if "batch_indices" in chain:  # ONNX: (K, 4) RoIs and their batch indices apart
+            inputs["rois"], inputs["batch_indices"] = np.ascontiguousarray(rois[:, 1:]), rois[:, 0].astype(np.int32)
+        else:
+            inputs["boxes" if "boxes" in chain else "rois"] = rois
     if consumes_indices(op):
         if case["indices"] == "forward":
             size = case["output_size"] or []

@@ -7,8 +7,10 @@
 torch.nn.functional's functions and torch.nn's modules of those names (indices returned as int64, as
 torch returns them). ``roi_pool`` and ``RoIPool`` mirror torchvision.ops.roi_pool / RoIPool, but use
 CANN's RoI geometry (no rounding of coordinates, ends at (x2 + 1) * scale, malformed ROIs give 0):
-see docs/roi-pooling.md. They call ``torch.ops.poolgrad.*``, so torch.compile(fullgraph=True),
-torch.export and double backward work through them.
+see docs/roi-pooling.md. ``roi_align`` and ``RoIAlign`` mirror torchvision.ops.roi_align / RoIAlign with
+its numbers (docs/roi-align.md), and ``use_for_torchvision()`` makes torchvision's own roi_align (and
+so MultiScaleRoIAlign) run on poolgrad's kernels. They call ``torch.ops.poolgrad.*``, so
+torch.compile(fullgraph=True), torch.export and double backward work through them.
 """
 from __future__ import annotations
 
@@ -305,3 +307,53 @@ class RoIPool(torch.nn.Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}, spatial_scale={self.spatial_scale}"
+
+
+def roi_align(input: torch.Tensor, boxes: Union[torch.Tensor, Sequence[torch.Tensor]], output_size: Size,
+              spatial_scale: float = 1.0, sampling_ratio: int = -1, aligned: bool = False) -> torch.Tensor:
+    """torchvision.ops.roi_align's signature and numbers (float32 bit for bit), computed by poolgrad;
+    the backward is deterministic (the same bits for any thread count) and differentiable again.
+
+    input: (N, C, H, W) float32 or float16 (the backward takes float32: CANN's), CPU; boxes: (K, 5)
+    rows (batch_index, x1, y1, x2, y2) or a list of (Ki, 4) boxes per image; sampling_ratio <= 0:
+    adaptive. Raises PoolgradError for what the operator refuses. Example:
+    ``poolgrad.torch.roi_align(x, torch.tensor([[0., 1, 1, 9, 9]]), 7, 0.5, 2, aligned=True)``."""
+    ph, pw = (output_size, output_size) if isinstance(output_size, int) else output_size
+    return _run(ops.roi_align, input, _rois_tensor(boxes, input), float(spatial_scale), ph, pw, int(sampling_ratio),
+                bool(aligned))
+
+
+class RoIAlign(torch.nn.Module):
+    """torchvision.ops.RoIAlign(output_size, spatial_scale, sampling_ratio, aligned), computed by
+    poolgrad (see roi_align)."""
+
+    def __init__(self, output_size, spatial_scale: float, sampling_ratio: int, aligned: bool = False):
+        super().__init__()
+        self.output_size, self.spatial_scale = output_size, spatial_scale
+        self.sampling_ratio, self.aligned = sampling_ratio, aligned
+
+    def forward(self, input, rois):
+        return roi_align(input, rois, self.output_size, self.spatial_scale, self.sampling_ratio, self.aligned)
+
+    def extra_repr(self):
+        return (f"output_size={self.output_size}, spatial_scale={self.spatial_scale}, "
+                f"sampling_ratio={self.sampling_ratio}, aligned={self.aligned}")
+
+
+_TORCHVISION_LIBS = []
+
+
+def use_for_torchvision() -> None:
+    """Registers poolgrad's RoIAlign kernels as the CPU kernels of torchvision::roi_align and
+    torchvision::_roi_align_backward (the same schemas), so that torchvision.ops.roi_align, RoIAlign
+    and MultiScaleRoIAlign, and the detection models built on them, compute on poolgrad: the same
+    forward bits, a backward that is the same for any thread count. For the rest of the process
+    (torch warns once that the kernels are overridden). Example:
+    ``poolgrad.torch.use_for_torchvision(); torchvision.ops.MultiScaleRoIAlign(["0"], 7, 2)(...)``."""
+    import torchvision  # noqa: F401 - defines the torchvision namespace and its schemas
+    if _TORCHVISION_LIBS:
+        return
+    lib = torch.library.Library("torchvision", "IMPL")
+    lib.impl("roi_align", lambda *a: ops.roi_align(*a), "CPU")
+    lib.impl("_roi_align_backward", lambda *a: ops._roi_align_backward(*a), "CPU")
+    _TORCHVISION_LIBS.append(lib)

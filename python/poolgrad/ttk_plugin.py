@@ -81,6 +81,18 @@ def _operator_call(api, a):
     if api == "aclnnRoiPoolingGradWithArgMax":
         # gradInputRef is the output (CANN overwrites it): only its shape is used.
         return inputs, {"input_shape": list(a["gradInputRef"].shape), "spatial_scale": float(a["spatialScale"])}
+    if api in ("aclnnRoiAlignV2", "aclnnRoiAlignV2Backward"):
+        attrs = {"spatial_scale": float(a["spatialScale"]), "sampling_ratio": int(a["samplingRatio"]),
+                 "aligned": bool(a["aligned"])}
+        if api == "aclnnRoiAlignV2":
+            attrs["output_size"] = [int(a["pooledHeight"]), int(a["pooledWidth"])]
+        else:
+            attrs["input_shape"] = [int(v) for v in a["inputShape"]]
+        return inputs, attrs
+    if api == "aclnnRoiAlign":
+        return inputs, {"output_size": [int(a["outputHeight"]), int(a["outputWidth"])],
+                        "sampling_ratio": int(a["samplingRatio"]), "spatial_scale": float(a["spatialScale"]),
+                        "mode": str(a["mode"])}
     attrs = _pool_attrs(a) if "kernelSize" in spec.params else {}
     if "outputSize" in spec.params:
         attrs["output_size"] = list(a["outputSize"])
@@ -142,6 +154,14 @@ def _make_customize(api):
             fwd = {"x": a["gradInputRef"], "rois": a["rois"], "pooled_h": a["pooledH"], "pooled_w": a["pooledW"],
                    "spatial_scale_h": scale, "spatial_scale_w": scale, "argmax": a["argmax"]}
             _fill(a["argmax"], _run("aclnnRoiPoolingWithArgMax", fwd, kwargs)[1])
+        elif api in ("aclnnRoiAlignV2", "aclnnRoiAlignV2Backward"):
+            shape = a["self"].shape if api == "aclnnRoiAlignV2" else [int(v) for v in a["inputShape"]]
+            scale = a["spatialScale"]
+            _fill(a["boxes"], _rois_for(a["boxes"], shape, scale, scale))
+        elif api == "aclnnRoiAlign":  # (K, 4) RoIs and their INT32 batch indices apart
+            rows = _rois_for(a["rois"], a["self"].shape, a["spatialScale"], a["spatialScale"])
+            _fill(a["rois"], rows[:, 1:])
+            _fill(a["batchIndices"], rows[:, 0])
         elif suite.consumes_indices(_API[api]):  # a max unpool: distinct positions of each plane
             indices = suite.make_unpool_indices(list(a["self"].shape), list(a["outputSize"]),
                                                 _dtype_name(a["indices"]), np.random.default_rng(0))
@@ -183,6 +203,9 @@ __spec__ = {  # noqa: F811 - the kit's contract, not the import system's module 
     "aclnnMaxUnpool2dBackward": "MaxUnpool2dBackwardTestSpec",
     "aclnnMaxUnpool3d": "MaxUnpool3dTestSpec",
     "aclnnMaxUnpool3dBackward": "MaxUnpool3dBackwardTestSpec",
+    "aclnnRoiAlignV2": "RoiAlignV2TestSpec",
+    "aclnnRoiAlignV2Backward": "RoiAlignV2BackwardTestSpec",
+    "aclnnRoiAlign": "RoiAlignTestSpec",
 }
 
 
@@ -191,7 +214,7 @@ def _spec(api):
     where the kit cannot draw the inputs at random."""
     golden, third_party = _make_golden(api)
     attrs = {"golden": staticmethod(golden), "third_party": {"torch": third_party}, "tolerance": _TOLERANCE}
-    if _API[api].forward or api == "aclnnRoiPoolingWithArgMax" or suite.consumes_indices(_API[api]):
+    if _API[api].forward or "Roi" in api or suite.consumes_indices(_API[api]):
         attrs["customize_inputs"] = staticmethod(_make_customize(api))
     return type(__spec__[api], (), attrs)
 

@@ -464,6 +464,92 @@ Tensor unpool3d_backward_autograd(const Tensor &gy, const Tensor &x, const Tenso
   return Unpool3dBackwardFn::apply(gy, x, idx, size, stride, padding);
 }
 
+// ---- RoIAlign: the backward is linear in the gradient, so its own gradient is the forward
+// applied to the incoming one (a double backward torchvision has not).
+using RoiAlignSig = Tensor(const Tensor &, const Tensor &, double, c10::SymInt, c10::SymInt,
+                           int64_t, bool);
+using RoiAlignBackwardSig = Tensor(const Tensor &, const Tensor &, double, c10::SymInt, c10::SymInt,
+                                   c10::SymInt, c10::SymInt, c10::SymInt, c10::SymInt, int64_t,
+                                   bool);
+
+const c10::TypedOperatorHandle<RoiAlignSig> &roi_align_op() {
+  static const auto h = op<RoiAlignSig>("poolgrad::roi_align");
+  return h;
+}
+const c10::TypedOperatorHandle<RoiAlignBackwardSig> &roi_align_backward_op() {
+  static const auto h = op<RoiAlignBackwardSig>("poolgrad::_roi_align_backward");
+  return h;
+}
+
+struct RoiAlignFn : torch::autograd::Function<RoiAlignFn> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &x, const Tensor &rois, double scale,
+                        c10::SymInt ph, c10::SymInt pw, int64_t sampling, bool aligned) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    ctx->save_for_backward({rois});
+    ctx->saved_data["scale"] = scale;
+    ctx->saved_data["pooled_height"] = ph;
+    ctx->saved_data["pooled_width"] = pw;
+    ctx->saved_data["sampling"] = sampling;
+    ctx->saved_data["aligned"] = aligned;
+    ctx->saved_data["shape"] = x.sym_sizes();
+    return roi_align_op().call(x, rois, scale, ph, pw, sampling, aligned);
+  }
+  static variable_list backward(AutogradContext *ctx, variable_list g) {
+    const auto saved = ctx->get_saved_variables();
+    auto &a = ctx->saved_data;
+    const auto shape = a["shape"].toSymIntList();
+    variable_list grads(7);
+    grads[0] = roi_align_backward_op().call(
+        g[0], saved[0], a["scale"].toDouble(), a["pooled_height"].toSymInt(),
+        a["pooled_width"].toSymInt(), shape[0], shape[1], shape[2], shape[3], a["sampling"].toInt(),
+        a["aligned"].toBool());
+    return grads;
+  }
+};
+
+Tensor roi_align_autograd(const Tensor &x, const Tensor &rois, double scale, c10::SymInt ph,
+                          c10::SymInt pw, int64_t sampling, bool aligned) {
+  if (!records({&x})) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return roi_align_op().call(x, rois, scale, ph, pw, sampling, aligned);
+  }
+  return RoiAlignFn::apply(x, rois, scale, ph, pw, sampling, aligned);
+}
+
+struct RoiAlignBackwardFn : torch::autograd::Function<RoiAlignBackwardFn> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &gy, const Tensor &rois, double scale,
+                        c10::SymInt ph, c10::SymInt pw, c10::SymInt n, c10::SymInt c, c10::SymInt h,
+                        c10::SymInt w, int64_t sampling, bool aligned) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    ctx->save_for_backward({rois});
+    ctx->saved_data["scale"] = scale;
+    ctx->saved_data["pooled_height"] = ph;
+    ctx->saved_data["pooled_width"] = pw;
+    ctx->saved_data["sampling"] = sampling;
+    ctx->saved_data["aligned"] = aligned;
+    return roi_align_backward_op().call(gy, rois, scale, ph, pw, n, c, h, w, sampling, aligned);
+  }
+  static variable_list backward(AutogradContext *ctx, variable_list g) {
+    const auto saved = ctx->get_saved_variables();
+    auto &a = ctx->saved_data;
+    variable_list grads(11);
+    grads[0] = roi_align_op().call(g[0], saved[0], a["scale"].toDouble(),
+                                   a["pooled_height"].toSymInt(), a["pooled_width"].toSymInt(),
+                                   a["sampling"].toInt(), a["aligned"].toBool());
+    return grads;
+  }
+};
+
+Tensor roi_align_backward_autograd(const Tensor &gy, const Tensor &rois, double scale,
+                                   c10::SymInt ph, c10::SymInt pw, c10::SymInt n, c10::SymInt c,
+                                   c10::SymInt h, c10::SymInt w, int64_t sampling, bool aligned) {
+  if (!records({&gy})) {
+    at::AutoDispatchBelowADInplaceOrView below;
+    return roi_align_backward_op().call(gy, rois, scale, ph, pw, n, c, h, w, sampling, aligned);
+  }
+  return RoiAlignBackwardFn::apply(gy, rois, scale, ph, pw, n, c, h, w, sampling, aligned);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(poolgrad, Autograd, m) {
@@ -483,4 +569,6 @@ TORCH_LIBRARY_IMPL(poolgrad, Autograd, m) {
   m.impl("max_unpool2d_backward", &unpool2d_backward_autograd);
   m.impl("max_unpool3d", &unpool3d_autograd);
   m.impl("max_unpool3d_backward", &unpool3d_backward_autograd);
+  m.impl("roi_align", &roi_align_autograd);
+  m.impl("_roi_align_backward", &roi_align_backward_autograd);
 }

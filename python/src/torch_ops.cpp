@@ -27,6 +27,9 @@
 #include "aclnnop/aclnn_max_unpool2d_backward.h"
 #include "aclnnop/aclnn_max_unpool3d.h"
 #include "aclnnop/aclnn_max_unpool3d_backward.h"
+#include "aclnnop/aclnn_roi_align.h"
+#include "aclnnop/aclnn_roi_align_v2.h"
+#include "aclnnop/aclnn_roi_align_v2_backward.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
 #include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
 #include "poolgrad/poolgrad.h"
@@ -478,6 +481,70 @@ Tensor roi_pool_backward(const Tensor &gy, const Tensor &rois, const Tensor &arg
   return gx;
 }
 
+// ---- RoIAlign (torchvision's roi_align / _roi_align_backward schemas; the ONNX op poolgrad's) ---
+// torchvision spells the adaptive sampling -1, CANN 0: any value <= 0 is adaptive in both.
+int64_t sampling_of(int64_t sampling_ratio) {
+  return sampling_ratio > 0 ? sampling_ratio : 0;
+}
+
+Tensor roi_align(const Tensor &x, const Tensor &rois, double scale, c10::SymInt ph_,
+                 c10::SymInt pw_, int64_t sampling_ratio, bool aligned) {
+  const int64_t ph = ph_.expect_int(), pw = pw_.expect_int();
+  Tensor y = new_output({rois.dim() >= 1 ? rois.size(0) : 0, x.dim() >= 2 ? x.size(1) : 0,
+                         ph > 0 ? ph : 0, pw > 0 ? pw : 0},
+                        x.options());
+  View vx(x, ACL_FORMAT_NCHW, "input"), vr(rois, ACL_FORMAT_ND, "rois"),
+      vy(y, ACL_FORMAT_NCHW, "out");
+  run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnRoiAlignV2GetWorkspaceSize(
+            vx.get(), vr.get(), ph, pw, static_cast<float>(scale), sampling_of(sampling_ratio),
+            aligned, vy.get(), ws, ex);
+      },
+      aclnnRoiAlignV2);
+  return y;
+}
+
+Tensor roi_align_backward(const Tensor &gy, const Tensor &rois, double scale, c10::SymInt ph,
+                          c10::SymInt pw, c10::SymInt n, c10::SymInt c, c10::SymInt h,
+                          c10::SymInt w, int64_t sampling_ratio, bool aligned) {
+  const std::vector<int64_t> shape{n.expect_int(), c.expect_int(), h.expect_int(), w.expect_int()};
+  Tensor gx = new_output(shape, gy.options());
+  View vg(gy, ACL_FORMAT_NCHW, "grad"), vr(rois, ACL_FORMAT_ND, "rois"),
+      vgx(gx, ACL_FORMAT_NCHW, "grad_input");
+  auto is = ints(shape);
+  run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnRoiAlignV2BackwardGetWorkspaceSize(
+            vg.get(), vr.get(), is.a, ph.expect_int(), pw.expect_int(), static_cast<float>(scale),
+            sampling_of(sampling_ratio), aligned, vgx.get(), ws, ex);
+      },
+      aclnnRoiAlignV2Backward);
+  return gx;
+}
+
+Tensor roi_align_onnx(const Tensor &x, const Tensor &rois, const Tensor &batch_indices,
+                      c10::string_view mode, c10::SymInt oh_, c10::SymInt ow_,
+                      int64_t sampling_ratio, double scale) {
+  const int64_t oh = oh_.expect_int(), ow = ow_.expect_int();
+  if (oh > kInt32Max || ow > kInt32Max || sampling_ratio > kInt32Max || sampling_ratio < -kInt32Max)
+    fail(kParamInvalid, "roi_align_onnx: output sizes and sampling_ratio must fit in int32");
+  Tensor y = new_output({rois.dim() >= 1 ? rois.size(0) : 0, x.dim() >= 2 ? x.size(1) : 0,
+                         oh > 0 ? oh : 0, ow > 0 ? ow : 0},
+                        x.options());
+  View vx(x, ACL_FORMAT_NCHW, "input"), vr(rois, ACL_FORMAT_ND, "rois"),
+      vb(batch_indices, ACL_FORMAT_ND, "batch_indices"), vy(y, ACL_FORMAT_NCHW, "out");
+  const std::string m(mode);
+  run(
+      [&](uint64_t *ws, aclOpExecutor **ex) {
+        return aclnnRoiAlignGetWorkspaceSize(
+            vx.get(), vr.get(), vb.get(), m.c_str(), static_cast<int>(oh), static_cast<int>(ow),
+            static_cast<int>(sampling_ratio), static_cast<float>(scale), vy.get(), ws, ex);
+      },
+      aclnnRoiAlign);
+  return y;
+}
+
 // Every backend without a kernel of its own (CUDA, XPU, MPS, ...): a clear refusal naming the
 // device, instead of the dispatcher's list of backends. Meta has the fakes.
 void refuse_device(const c10::OperatorHandle &op, c10::DispatchKeySet keys,
@@ -531,6 +598,9 @@ TORCH_LIBRARY_IMPL(poolgrad, CPU, m) {
   m.impl("max_unpool2d_backward", &max_unpool2d_backward);
   m.impl("max_unpool3d", &max_unpool3d);
   m.impl("max_unpool3d_backward", &max_unpool3d_backward);
+  m.impl("roi_align", &roi_align);
+  m.impl("_roi_align_backward", &roi_align_backward);
+  m.impl("roi_align_onnx", &roi_align_onnx);
 }
 
 TORCH_LIBRARY_IMPL(poolgrad, CompositeExplicitAutograd, m) {

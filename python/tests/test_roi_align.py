@@ -153,3 +153,126 @@ def test_empty_and_errors():
         poolgrad.roi_align(x, np.zeros((1, 5), np.float32), 2, spatial_scale=0.0)
     with pytest.raises(poolgrad.PoolgradError, match="mode must be"):
         poolgrad.roi_align_onnx(x, np.zeros((1, 4), np.float32), np.zeros(1, np.int32), 2, mode="sum")
+
+
+# ---- the torch ops: torch.ops.poolgrad.roi_align / _roi_align_backward (torchvision's schemas),
+# roi_align_onnx; poolgrad.torch.roi_align / RoIAlign; torchvision's own ops on poolgrad's kernels.
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+import poolgrad.torch as pgt  # noqa: E402
+
+
+def _torch_case(seed=0, k=6):
+    rng = np.random.default_rng(seed)
+    x, b, size, scale = _case(rng)
+    while len(b) < 2:
+        x, b, size, scale = _case(rng)
+    return torch.from_numpy(x), torch.from_numpy(b), size, scale
+
+
+def test_torch_roi_align_is_torchvisions_forward_and_backward():
+    for seed in range(6):
+        x, b, size, scale = _torch_case(seed)
+        for sr, aligned in ((-1, False), (2, True), (0, True)):
+            if not _tv_ok(b.numpy(), aligned, sr):
+                continue
+            xa, xb = x.clone().requires_grad_(), x.clone().requires_grad_()
+            y = pgt.roi_align(xa, b, size, scale, sr, aligned)
+            ref = torchvision.ops.roi_align(xb, b, size, scale, sr, aligned)
+            assert torch.equal(y, ref)
+            g = torch.randn_like(y)
+            y.backward(g)
+            ref.backward(g)
+            torch.testing.assert_close(xa.grad, xb.grad, rtol=1e-6, atol=1e-6)
+
+
+def test_torch_roi_align_takes_a_list_of_boxes_and_the_module():
+    x = torch.randn(2, 3, 12, 12)
+    boxes = [torch.tensor([[1.0, 1, 8, 8]]), torch.tensor([[0.0, 2, 5, 11], [3, 3, 4, 4]])]
+    want = torchvision.ops.roi_align(x, boxes, (4, 3), 1.0, 2, True)
+    assert torch.equal(pgt.roi_align(x, boxes, (4, 3), 1.0, 2, True), want)
+    assert torch.equal(pgt.RoIAlign((4, 3), 1.0, 2, True)(x, boxes), torchvision.ops.RoIAlign((4, 3), 1.0, 2, True)(x, boxes))
+
+
+def test_backward_is_the_adjoint_and_double_backward_is_the_forward():
+    x, b, size, scale = _torch_case(3)
+    x = x.requires_grad_()
+    y = pgt.roi_align(x, b, size, scale, 2, True)
+    g = torch.randn_like(y, requires_grad=True)
+    (gx,) = torch.autograd.grad(y, x, g, create_graph=True)
+    # <roi_align(x), g> == <x, roi_align_backward(g)>: the backward is the forward's adjoint.
+    torch.testing.assert_close((y.double() * g.double()).sum(), (x.double() * gx.double()).sum(), rtol=1e-5, atol=1e-5)
+    # d<gx, v>/dg = roi_align(v): torchvision has no double backward for roi_align.
+    v = torch.randn_like(x)
+    (gg,) = torch.autograd.grad((gx * v).sum(), g)
+    assert torch.equal(gg, pgt.roi_align(v, b, size, scale, 2, True))
+
+
+def test_opcheck_every_roi_align_op():
+    x, b, size, scale = _torch_case(4)
+    ops = torch.ops.poolgrad
+    torch.library.opcheck(ops.roi_align, (x.requires_grad_(), b, scale, size[0], size[1], 2, True))
+    g = torch.randn(len(b), x.shape[1], *size, requires_grad=True)
+    torch.library.opcheck(ops._roi_align_backward, (g, b, scale, size[0], size[1], *x.shape, 0, False))
+    torch.library.opcheck(ops.roi_align_onnx, (x.detach(), b[:, 1:].contiguous(), b[:, 0].int(), "max", 2, 3, 2, scale))
+
+
+def test_compiles_fullgraph_and_exports():
+    class Net(torch.nn.Module):
+        def forward(self, x, boxes):
+            return pgt.roi_align(x, boxes, 7, 0.25, 2, True)
+
+    x, b = torch.randn(1, 8, 20, 20), torch.tensor([[0.0, 4, 4, 60, 50], [0, 0, 0, 79, 79]])
+    want = Net()(x, b)
+    assert torch.equal(torch.compile(Net(), fullgraph=True, backend="aot_eager")(x, b), want)
+    ep = torch.export.export(Net(), (x, b))
+    assert "poolgrad.roi_align" in str(ep.graph)
+    assert torch.equal(ep.module()(x, b), want)
+
+
+def test_torch_onnx_op_and_a_half_backward_is_refused():
+    x, b, size, scale = _torch_case(5)
+    got = torch.ops.poolgrad.roi_align_onnx(x, b[:, 1:].contiguous(), b[:, 0].int(), "avg", size[0], size[1], 0, scale)
+    assert torch.equal(got, pgt.roi_align(x, b, size, scale, 0, False))
+    xh = x.half().requires_grad_()
+    y = pgt.roi_align(xh, b.half(), size, scale, 2, False)
+    with pytest.raises(ValueError, match="gradOutput dtype must be FLOAT, but got FLOAT16"):
+        y.sum().backward()
+
+
+def test_use_for_torchvision_runs_multiscale_roi_align_on_poolgrad():
+    # In a child process: the override lasts for the rest of the process.
+    code = """
+import torch, torchvision, poolgrad, poolgrad.torch as pgt
+from collections import OrderedDict
+torch.manual_seed(0)
+feats = OrderedDict((str(i), torch.randn(2, 8, 64 // 2 ** i, 64 // 2 ** i, requires_grad=True)) for i in range(4))
+boxes = [torch.tensor([[1.0, 2, 60, 50], [10, 10, 200, 220]]), torch.tensor([[0.0, 0, 255, 255], [30, 40, 35, 47]])]
+pool = torchvision.ops.MultiScaleRoIAlign(list(feats), 7, 2)
+ref = pool(feats, boxes, [(256, 256)] * 2)
+ref.sum().backward()
+ref_grads = [f.grad.clone() for f in feats.values()]
+pgt.use_for_torchvision()
+try:  # the kernel is poolgrad's: a bad batch index is refused in poolgrad's words
+    torchvision.ops.roi_align(feats["0"], torch.tensor([[5.0, 0, 0, 4, 4]]), 2)
+    raise SystemExit("not refused")
+except ValueError as e:
+    assert "aclnnRoiAlignV2: boxes[0,0]=5 must be a batch index" in str(e), e
+grads = []
+for threads in (1, 2, 3):
+    torch.set_num_threads(threads)
+    for f in feats.values():
+        f.grad = None
+    y = pool(feats, boxes, [(256, 256)] * 2)
+    assert torch.equal(y, ref)
+    y.sum().backward()
+    grads.append([f.grad.clone() for f in feats.values()])
+for g in grads[1:]:
+    assert all(torch.equal(a, b) for a, b in zip(g, grads[0]))
+for a, b in zip(grads[0], ref_grads):
+    torch.testing.assert_close(a, b, rtol=1e-6, atol=1e-6)
+print("ok")
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr

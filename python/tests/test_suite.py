@@ -34,6 +34,11 @@ def _case(rng, i, op):
                  dtype=rng.choice(["float32", "float16"]), output_size=f"{rng.integers(1, 4)},{rng.integers(1, 4)}",
                  spatial_scale=rng.choice(["1", "0.5", "0.25"]), rois=str(rng.integers(1, 7)),
                  generator=rng.choice(["normal", "uniform", "ties"]))
+        if op.startswith("roi-align"):
+            c.update(sampling_ratio=str(rng.integers(0, 4)), aligned=rng.choice(["true", "false"]),
+                     mode=rng.choice(["avg", "max"]))
+            if op == "roi-align-backward":  # CANN's backward takes FLOAT only
+                c["dtype"] = "float32"
         return c
     n, ch = rng.integers(1, 3), rng.integers(1, 5)
     spatial = [int(rng.integers(4, 10)) for _ in range(2 if two_d else 3)]
@@ -54,7 +59,7 @@ def _case(rng, i, op):
              ceil_mode=rng.choice(["true", "false"]))
     if "mask" not in op:
         c["index_dtype"] = rng.choice(["int32", "int64"]) if "3d" in op or rng.random() < 0.5 else "int64"
-        if two_d and "mask" not in op and rng.random() < 0.3:
+        if two_d and "mask" not in op and min(spatial) > 2 * (k - 1) and rng.random() < 0.3:
             c["dilation"] = "2"
     if "3d" in op:
         c["index_dtype"] = "int32" if rng.random() < 0.5 else "int64"

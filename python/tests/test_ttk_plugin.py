@@ -26,7 +26,6 @@ import torch
 
 import poolgrad
 from poolgrad import suite
-from test_operators import PENDING
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PKG = os.path.dirname(poolgrad.__file__)
@@ -51,8 +50,7 @@ def header_params():
     return params
 
 
-# The APIs whose descriptors are pending (issue 42 is open) have no test-kit class yet.
-PARAMS = {api: p for api, p in header_params().items() if api not in PENDING}
+PARAMS = header_params()
 
 
 def kit_guess_outputs(api, tensor_names):
@@ -135,6 +133,16 @@ def poolgrad_own(api, t, attrs, product):
         if api == "aclnnRoiPoolingGradWithArgMax":
             return [poolgrad.roi_pool_with_argmax_backward(t["gradOutput"], t["rois"], t["argmax"],
                                                            t["gradInputRef"].shape, attrs["spatialScale"])]
+        if api == "aclnnRoiAlignV2":
+            return [poolgrad.roi_align(t["self"], t["boxes"], (attrs["pooledHeight"], attrs["pooledWidth"]),
+                                       attrs["spatialScale"], attrs["samplingRatio"], attrs["aligned"])]
+        if api == "aclnnRoiAlignV2Backward":
+            return [poolgrad.roi_align_backward(t["gradOutput"], t["boxes"], attrs["inputShape"], attrs["spatialScale"],
+                                                attrs["samplingRatio"], attrs["aligned"])]
+        if api == "aclnnRoiAlign":
+            return [poolgrad.roi_align_onnx(t["self"], t["rois"], t["batchIndices"],
+                                            (attrs["outputHeight"], attrs["outputWidth"]), attrs["samplingRatio"],
+                                            attrs["spatialScale"], attrs["mode"])]
         f = {"aclnnMaxPool2dWithIndicesBackward": poolgrad.max_pool2d_with_indices_backward,
              "aclnnMaxPool2dWithMaskBackward": poolgrad.max_pool2d_with_mask_backward,
              "aclnnMaxPool3dWithArgmaxBackward": poolgrad.max_pool3d_with_indices_backward,
@@ -172,6 +180,11 @@ def test_every_shipped_case_gives_a_meaningful_comparison(row, product):
         rois = t["rois"]
         assert ((rois[:, 0] >= 0) & (rois[:, 0] < feature.shape[0])).all()
         assert ((rois[:, 1:] >= 0).all() and (rois[:, 3] >= rois[:, 1]).all() and (rois[:, 4] >= rois[:, 2]).all())
+    if "RoiAlign" in api:  # boxes (or RoIs and batch indices) inside the image, batch indices valid
+        feature = list(r["attrs"]["inputShape"]) if "inputShape" in r["attrs"] else list(t["self"].shape)
+        boxes = t["boxes"] if "boxes" in t else torch.cat([t["batchIndices"][:, None].float(), t["rois"].float()], 1)
+        assert ((boxes[:, 0] >= 0) & (boxes[:, 0] < feature[0])).all()
+        assert (boxes[:, 1:] >= 0).all() and (boxes[:, 3] >= boxes[:, 1]).all() and (boxes[:, 4] >= boxes[:, 2]).all()
     if api == "aclnnRoiPoolingGradWithArgMax":
         fwd = poolgrad_own("aclnnRoiPoolingWithArgMax", {"x": t["gradInputRef"], "rois": t["rois"]},
                            {"pooled_h": r["attrs"]["pooledH"], "pooled_w": r["attrs"]["pooledW"],
@@ -183,7 +196,7 @@ def test_every_shipped_case_gives_a_meaningful_comparison(row, product):
         flat = t["indices"].reshape(-1, int(torch.tensor(t["indices"].shape[-len(size):]).prod()))
         assert ((flat >= 0) & (flat < plane)).all()
         assert all(len(set(row.tolist())) == len(row) for row in flat)
-    elif not forward:
+    elif not forward and "RoiAlign" not in api:  # (RoIAlign's backward consumes no index output)
         fwd_api = api.replace("Backward", "")
         fwd_t = {"self": t["self"], "indices": t["indices"], "indicesOut": t["indices"]}
         fwd_attrs = dict(r["attrs"]) or {"outputSize": list(t["gradOutput"].shape[2:])}
