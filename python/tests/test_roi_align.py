@@ -4,6 +4,10 @@ in float32 (float16: torchvision's float32 result rounded once), its backward eq
 CPU backward and the same bits for 1, 2, 3 and 7 threads, and the ONNX op equal to onnxruntime's
 RoiAlign in avg and max modes, on random cases: aligned on and off, sampling ratios -1..4, boxes
 inside, outside and degenerate, many boxes per image, empty."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -68,6 +72,26 @@ def test_forward_more_samples_than_a_table_holds(aligned):
     for mode in ("avg", "max"):
         np.testing.assert_allclose(poolgrad.roi_align_onnx(x, rois, bi, 7, 8, 0.25, mode),
                                    _ort_roi_align(x, rois, bi, (7, 7), 8, 0.25, mode), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("isa", ["default", "avx2"])
+def test_forward_every_path_same_bits(isa, monkeypatch):
+    # The float32 AVX2 row tiles a box's region when it is read often (a small box, many samples)
+    # and gathers otherwise (a large box, few samples); channels past a multiple of 8 take the
+    # scalar sweep; the portable row ("default") all of it. Every path: torchvision's bits.
+    code = f"""
+import numpy as np, torch, torchvision, poolgrad
+rng = np.random.default_rng(9)
+x = rng.standard_normal((2, 21, 40, 52)).astype(np.float32)
+b = np.array([[0, 0, 0, 51, 39], [1, 3, 4, 9, 8], [1, -5, -5, 70, 60], [0, 10, 2, 11, 30]], np.float32)
+for size, sr in (((1, 1), 1), ((7, 7), 2), ((14, 14), 0), ((3, 2), 4)):
+    want = torchvision.ops.roi_align(torch.from_numpy(x), torch.from_numpy(b), size, 1.0, sr, True).numpy()
+    assert np.array_equal(poolgrad.roi_align(x, b, size, 1.0, sr, True).view(np.uint32), want.view(np.uint32))
+print("ok")
+"""
+    env = dict(os.environ, POOLGRAD_CPU_CAPABILITY=isa)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -157,9 +181,6 @@ def test_empty_and_errors():
 
 # ---- the torch ops: torch.ops.poolgrad.roi_align / _roi_align_backward (torchvision's schemas),
 # roi_align_onnx; poolgrad.torch.roi_align / RoIAlign; torchvision's own ops on poolgrad's kernels.
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-
 import poolgrad.torch as pgt  # noqa: E402
 
 

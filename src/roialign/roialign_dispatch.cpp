@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The RoIAlign tables (core/dispatch.h). One portable row a direction: the kernels keep
-// torchvision's float expressions and order, which a vector path must keep too.
+// The RoIAlign tables (core/dispatch.h). Every path keeps torchvision's float expressions and
+// order: the forward's AVX2 row computes eight channels a vector with the same per-lane
+// arithmetic (no FMA), so every row gives the same bits.
 #include "roialign_dispatch.h"
 
 namespace poolgrad {
@@ -13,6 +14,7 @@ enum Layout { kNchw };
 const KernelRow<RoiAlignKernel> kForward[] = {
 //  device         dtype      index      layout  isa            name                   kernel: workspace, run, applies
     {Device::kHost, kAnyDtype, kAnyDtype, kNchw,  Isa::kPortable, "roi-align-zero-fill", {roi_align_backward_workspace, roi_align_zero_fill, roi_align_map_empty}},
+    {Device::kHost, ACL_FLOAT, kAnyDtype, kNchw,  Isa::kAvx2,     "roi-align-bins/avx2", {roi_align_forward_workspace, roi_align_forward, roi_align_gather_vector}},
     {Device::kHost, kAnyDtype, kAnyDtype, kNchw,  Isa::kPortable, "roi-align-bins",      {roi_align_forward_workspace, roi_align_forward}},
 };
 const KernelRow<RoiAlignKernel> kBackward[] = {

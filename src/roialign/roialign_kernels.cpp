@@ -8,8 +8,14 @@
 #include "roialign_kernels.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "../core/dtype.h"
 #include "../core/parts.h"
@@ -241,15 +247,25 @@ void forward_bins(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
 constexpr int64_t kTaps = 2048;      // table entries a part holds
 constexpr int64_t kChannelRun = 64;  // channels one item sweeps
 
+constexpr int64_t kTilePixels = 4096;  // the vector sweep's tile: pixels of eight channels
+
 struct Tap {
   int64_t o[4];  // element offsets in the plane: (lo, lo), (lo, hi), (hi, lo), (hi, hi)
   float w[4];
+  int64_t y[2], x[2];  // the rows (lo, hi) and columns (lo, hi)
+  int32_t t[4];        // the corners' pixels in the tile, when the table is tiled
 };
 
+// A box's samples, and the region of the map they read: when that region is small against the
+// reads (tiled), the vector sweep copies it once per eight channels into a channels-last tile and
+// reads each tap's corners as contiguous vectors instead of gathering them.
 struct TapTable {
   Tap *taps = nullptr;
-  int64_t *bin_start = nullptr;  // bin b's taps are [bin_start[b], bin_start[b + 1])
-  uint8_t *outside = nullptr;    // whether bin b has samples off the map
+  int64_t *bin_start = nullptr;              // bin b's taps are [bin_start[b], bin_start[b + 1])
+  uint8_t *outside = nullptr;                // whether bin b has samples off the map
+  float *tile = nullptr;                     // kTilePixels x 8 floats
+  int64_t y0 = 0, y1 = -1, x0 = 0, x1 = -1;  // the region, inclusive
+  bool tiled = false;
 };
 
 void tap_layout(Arena &a, const RoiAlignParams &p, TapTable *t) {
@@ -258,11 +274,27 @@ void tap_layout(Arena &a, const RoiAlignParams &p, TapTable *t) {
   t->taps = a.take<Tap>(kTaps);
   t->bin_start = a.take<int64_t>(ok ? bins + 1 : -1);
   t->outside = a.take<uint8_t>(ok ? bins : -1);
+  t->tile = a.take<float>(p.dtype == ACL_FLOAT ? kTilePixels * 8 : 0);
+}
+
+// Whether to tile, and the taps' tile pixels: a region of at most kTilePixels read at least a
+// quarter as many times as it has pixels.
+void plan_tile(int64_t n, TapTable *t) {
+  const int64_t rw = t->x1 - t->x0 + 1, area = (t->y1 - t->y0 + 1) * rw;
+  t->tiled = n > 0 && area <= kTilePixels && area <= 4 * n;
+  if (!t->tiled) return;
+  for (int64_t s = 0; s < n; ++s) {
+    Tap &tp = t->taps[s];
+    for (int j = 0; j < 4; ++j)
+      tp.t[j] = static_cast<int32_t>((tp.y[j >> 1] - t->y0) * rw + (tp.x[j & 1] - t->x0));
+  }
 }
 
 // Fills t with box a's samples; false when they do not fit.
 bool build_taps(const RoiAlignParams &p, const Strided4 &x, const AlignBox &a, TapTable *t) {
   int64_t n = 0, bin = 0;
+  t->y0 = t->x0 = INT64_MAX;
+  t->y1 = t->x1 = -1;
   for (int64_t i = 0; i < p.ph; ++i) {
     int64_t iy0, iy1;
     sample_run(a.start_h, i, a.bin_h, a.gh, p.h, &iy0, &iy1);
@@ -282,12 +314,16 @@ bool build_taps(const RoiAlignParams &p, const Strided4 &x, const AlignBox &a, T
           tp.w[3] = sy.l * sx.l;
           tp.o[0] = sy.lo * x.sh + sx.lo * x.sw, tp.o[1] = sy.lo * x.sh + sx.hi * x.sw;
           tp.o[2] = sy.hi * x.sh + sx.lo * x.sw, tp.o[3] = sy.hi * x.sh + sx.hi * x.sw;
+          tp.y[0] = sy.lo, tp.y[1] = sy.hi, tp.x[0] = sx.lo, tp.x[1] = sx.hi;
+          t->y0 = std::min(t->y0, sy.lo), t->y1 = std::max(t->y1, sy.hi);
+          t->x0 = std::min(t->x0, sx.lo), t->x1 = std::max(t->x1, sx.hi);
         }
       }
       t->outside[bin] = n - t->bin_start[bin] < a.gh * a.gw;
     }
   }
   t->bin_start[bin] = n;
+  if (p.dtype == ACL_FLOAT) plan_tile(n, t);
   return true;
 }
 
@@ -325,6 +361,73 @@ void sweep_channels(const RoiAlignParams &p, const Strided4 &x, const Strided4 &
   }
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+// sweep_channels for float32 with AVX2, eight channels a vector: each tap's four corners gathered
+// from eight planes at once. The lanes compute exactly the scalar expressions (separate multiplies
+// and adds, no FMA; std::max(a, b) is _mm256_max_ps(b, a), NaN included), so the bits are the
+// same. Returns the first channel not done (the tail is the scalar sweep's).
+template <bool kMax>
+__attribute__((target("avx2"))) int64_t sweep_channels_avx2(const RoiAlignParams &p,
+                                                            const Strided4 &x, const Strided4 &y,
+                                                            const AlignBox &a, int64_t k,
+                                                            int64_t c0, int64_t c1,
+                                                            const TapTable &t) {
+  const __m256 count = _mm256_set1_ps(static_cast<float>(std::max<int64_t>(a.gh * a.gw, 1)));
+  const __m256 zero = _mm256_setzero_ps();
+  const int32_t sc = static_cast<int32_t>(x.sc);
+  const __m256i lanes =
+      _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(sc));
+  int64_t c = c0;
+  for (; c + 8 <= c1; c += 8) {
+    const float *q = reinterpret_cast<const float *>(x.base) + a.batch * x.sn + c * x.sc;
+    float *o = reinterpret_cast<float *>(y.base) + k * y.sn + c * y.sc;
+    if (t.tiled)  // the region, channels last: pixel (yy, xx) is eight floats
+      for (int64_t yy = t.y0, px = 0; yy <= t.y1; ++yy)
+        for (int64_t xx = t.x0; xx <= t.x1; ++xx, ++px)
+          _mm256_store_ps(t.tile + 8 * px,
+                          _mm256_i32gather_ps(q + yy * x.sh + xx * x.sw, lanes, 4));
+    int64_t bin = 0;
+    for (int64_t i = 0; i < p.ph; ++i)
+      for (int64_t jw = 0; jw < p.pw; ++jw, ++bin) {
+        const int64_t s0 = t.bin_start[bin], s1 = t.bin_start[bin + 1];
+        __m256 acc = zero;
+        for (int64_t s = s0; s < s1; ++s) {
+          const Tap &tp = t.taps[s];
+          __m256 v[4];
+          for (int j = 0; j < 4; ++j)
+            v[j] =
+                t.tiled
+                    ? _mm256_load_ps(t.tile + 8 * tp.t[j])
+                    : _mm256_i32gather_ps(
+                          q,
+                          _mm256_add_epi32(lanes, _mm256_set1_epi32(static_cast<int32_t>(tp.o[j]))),
+                          4);
+          const __m256 t1 = _mm256_mul_ps(_mm256_set1_ps(tp.w[0]), v[0]),
+                       t2 = _mm256_mul_ps(_mm256_set1_ps(tp.w[1]), v[1]),
+                       t3 = _mm256_mul_ps(_mm256_set1_ps(tp.w[2]), v[2]),
+                       t4 = _mm256_mul_ps(_mm256_set1_ps(tp.w[3]), v[3]);
+          if (kMax) {
+            const __m256 val = _mm256_max_ps(t4, _mm256_max_ps(t3, _mm256_max_ps(t2, t1)));
+            acc = s == s0 ? val : _mm256_max_ps(val, acc);
+          } else {
+            acc = _mm256_add_ps(acc, _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(t1, t2), t3), t4));
+          }
+        }
+        __m256 r;
+        if (kMax)
+          r = s1 == s0 ? zero : t.outside[bin] ? _mm256_max_ps(zero, acc) : acc;
+        else
+          r = _mm256_div_ps(acc, count);
+        alignas(32) float lane[8];
+        _mm256_store_ps(lane, r);
+        float *dst = o + i * y.sh + jw * y.sw;
+        for (int j = 0; j < 8; ++j) dst[j * y.sc] = lane[j];
+      }
+  }
+  return c;
+}
+#endif
+
 template <class T, bool kMax>
 void forward_items(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
                    const AlignBox *boxes, int64_t b, int64_t e, TapTable &t) {
@@ -335,7 +438,13 @@ void forward_items(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y
     const int64_t k = it / runs, c0 = it % runs * kChannelRun, c1 = std::min(c0 + kChannelRun, p.c);
     if (k != built) fits = build_taps(p, x, boxes[k], &t), built = k;
     if (fits) {
-      sweep_channels<T, kMax>(p, x, y, boxes[k], k, c0, c1, t);
+      int64_t c = c0;
+#if defined(__x86_64__) || defined(__i386__)
+      // The AVX2 row (chosen only where roi_align_gather_vector held: its applies column).
+      if (std::is_same<T, float>::value && has_avx2(p.isa))
+        c = sweep_channels_avx2<kMax>(p, x, y, boxes[k], k, c0, c1, t);
+#endif
+      sweep_channels<T, kMax>(p, x, y, boxes[k], k, c, c1, t);
       continue;
     }
     for (int64_t cb = c0; cb < c1; cb += kBlock)
@@ -484,6 +593,14 @@ FirstError roi_align_zero_fill(const RoiAlignParams &p, const Strided4 &, const 
         for (int64_t j = 0; j < y.w; ++j)
           std::memset(y.base + (k * y.sn + c * y.sc + i * y.sh + j * y.sw) * es, 0, es);
   return FirstError();
+}
+
+bool roi_align_gather_vector(const RoiAlignParams &p, const Strided4 &x, const BoxView &,
+                             const Strided4 &) {
+  // float32 planes whose offsets (eight channels' span plus a plane's) fit the gather's int32.
+  if (p.dtype != ACL_FLOAT || x.sc < 0 || x.sh < 0 || x.sw < 0) return false;
+  const int64_t span = 7 * x.sc + (x.h - 1) * x.sh + (x.w - 1) * x.sw;
+  return x.sc <= INT32_MAX / 8 && span < INT32_MAX;
 }
 
 bool roi_align_map_empty(const RoiAlignParams &p, const Strided4 &, const BoxView &,

@@ -62,6 +62,9 @@ FirstError roi_align_backward(const RoiAlignParams &p, const Strided4 &grad_out,
 // with no box read.
 FirstError roi_align_zero_fill(const RoiAlignParams &p, const Strided4 &x, const BoxView &boxes,
                                const Strided4 &y, void *workspace);
+// Whether the forward's AVX2 row applies: float32, plane offsets of eight channels within int32.
+bool roi_align_gather_vector(const RoiAlignParams &p, const Strided4 &x, const BoxView &boxes,
+                             const Strided4 &y);
 bool roi_align_map_empty(const RoiAlignParams &p, const Strided4 &x, const BoxView &boxes,
                          const Strided4 &y);
 
