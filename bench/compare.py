@@ -353,6 +353,55 @@ def run_roi(row, threads, reps, results, read_ms=None):
                         max_abs_diff=err, **floors))
 
 
+def fpn_levels(boxes, levels):
+    """Each box's FPN level index (0 = the finest), as torchvision's MultiScaleRoIAlign assigns
+    them: k = floor(4 + log2(sqrt(area) / 224) + 1e-6), clamped to the levels 2..2+levels-1."""
+    area = (boxes[:, 3] - boxes[:, 1]) * (boxes[:, 4] - boxes[:, 2])
+    k = torch.floor(4 + torch.log2(torch.sqrt(area.float().clamp(min=1e-6)) / 224) + 1e-6)
+    return (k.clamp(2, 2 + levels - 1) - 2).to(torch.int64)
+
+
+def run_roialign(row, threads, reps, results):
+    """RoIAlign V2 against torchvision's roi_align CPU kernels (torch.ops.torchvision.roi_align /
+    _roi_align_backward) on the same tensors: the forward, and for float32 the backward. An _fpn
+    row runs four levels, each box on its MultiScaleRoIAlign level, and times the four calls."""
+    wid, (n, c, h, w), r, pooled, scale, sr, aligned, fpn, dtname = row
+    g = torch.Generator().manual_seed(0)
+    dt = tdtype(dtname)
+    nlev = 4 if fpn else 1
+    feats = [torch.randn((n, c, h >> i, w >> i), generator=g).to(dt) for i in range(nlev)]
+    scales = [scale / 2 ** i for i in range(nlev)]
+    boxes = make_rois(g, n, h, w, r, scale)
+    lev = fpn_levels(boxes, nlev) if fpn else torch.zeros(r, dtype=torch.int64)
+    calls = [(feats[i], boxes[lev == i].contiguous().to(dt), scales[i]) for i in range(nlev) if (lev == i).any()]
+    outs = [torch.empty((len(b), c, pooled, pooled), dtype=dt) for _, b, _ in calls]
+    preps = [_ext.prepare_roi_align_fwd(x, b, y, pooled, pooled, s, sr, aligned) for (x, b, s), y in zip(calls, outs)]
+    peer = lambda: [torch.ops.torchvision.roi_align(x, b, s, pooled, pooled, sr, aligned) for x, b, s in calls]  # noqa: E731
+    want = peer()
+    peer_ms, ms = paired(peer, lambda: [ok(p.run()) for p in preps], reps)
+    same = all(torch.equal(a, b) for a, b in zip(outs, want))
+    results.append(dict(op="roialign_forward", id=wid, threads=threads, dtype=dtname, index="-",
+                        kernel=preps[0].kernel, poolgrad_ms=ms, peer_ms=peer_ms,
+                        bytes=sum(nbytes(x, b, y) for (x, b, _), y in zip(calls, outs)),
+                        max_abs_diff=0.0 if same else float("nan")))
+    del preps
+    if dt != torch.float32:
+        return
+    gys = [torch.randn(y.shape, generator=g) for y in outs]
+    gxs = [torch.empty_like(x) for x, _, _ in calls]
+    preps = [_ext.prepare_roi_align_bwd(gy, b, gx, pooled, pooled, s, sr, aligned)
+             for gy, (_, b, s), gx in zip(gys, calls, gxs)]
+    peer = lambda: [torch.ops.torchvision._roi_align_backward(gy, b, s, pooled, pooled, *x.shape, sr, aligned)  # noqa: E731
+                    for gy, (x, b, s) in zip(gys, calls)]
+    ref = peer()
+    peer_ms, ms = paired(peer, lambda: [ok(p.run()) for p in preps], reps)
+    err = max((a - b).abs().max().item() for a, b in zip(gxs, ref))
+    results.append(dict(op="roialign_backward", id=wid, threads=threads, dtype=dtname, index="-",
+                        kernel=preps[0].kernel, poolgrad_ms=ms, peer_ms=peer_ms,
+                        bytes=sum(nbytes(gy, b, gx) for gy, (_, b, _), gx in zip(gys, calls, gxs)),
+                        max_abs_diff=err))
+
+
 def run_layers(threads, reps, results):
     """End to end from Python: poolgrad.torch's layers (registered ops, autograd) forward + backward
     against torch.nn.MaxPool2d and torchvision.ops.RoIPool on the same tensors: what a model sees,
@@ -365,9 +414,14 @@ def run_layers(threads, reps, results):
     f = torch.randn((2, 512, 38, 50), generator=g).requires_grad_(True)
     rois = make_rois(g, 2, 38, 50, 512, 1 / 16)
     gr = torch.randn((512, 512, 7, 7), generator=g)
+    fa = torch.randn((1, 256, 50, 68), generator=g).requires_grad_(True)
+    boxes = make_rois(g, 1, 50, 68, 512, 1 / 16)
+    ga = torch.randn((512, 256, 7, 7), generator=g)
     rows = [("resnet-stem-maxpool2d", x, gy, lambda m: m(x), pgt.MaxPool2d(3, 2, 1), torch.nn.MaxPool2d(3, 2, 1)),
             ("fast-rcnn-roipool", f, gr, lambda m: m(f, rois), pgt.RoIPool(7, 1 / 16),
-             torchvision.ops.RoIPool(7, 1 / 16))]
+             torchvision.ops.RoIPool(7, 1 / 16)),
+            ("faster-rcnn-roialign", fa, ga, lambda m: m(fa, boxes), pgt.RoIAlign(7, 1 / 16, 2, True),
+             torchvision.ops.RoIAlign(7, 1 / 16, 2, True))]
     for wid, inp, grad, call, mine, peer in rows:
         def step(m):
             inp.grad = None
@@ -375,7 +429,7 @@ def run_layers(threads, reps, results):
         step(mine)
         got = inp.grad.clone()
         step(peer)
-        diff = (got - inp.grad).abs().max().item() if wid.endswith("maxpool2d") else float("nan")
+        diff = (got - inp.grad).abs().max().item() if not wid.endswith("roipool") else float("nan")
         peer_ms, ms = paired(lambda: step(peer), lambda: step(mine), reps)
         results.append(dict(op="layer_forward_backward", id=wid, threads=threads, dtype="float32", index="-",
                             kernel="poolgrad.torch", poolgrad_ms=ms, peer_ms=peer_ms, max_abs_diff=diff))
@@ -409,7 +463,7 @@ def render(results, bws, probes, out_md, out_png):
     for op in ("maxpool_backward", "maxpool_forward", "adaptive_backward", "adaptive_forward",
                "maxpool3d_backward", "maxpool3d_forward", "adaptive3d_backward", "adaptive3d_forward",
                "roi_backward", "roi_forward", "unpool2d_forward", "unpool2d_backward", "unpool3d_forward",
-               "unpool3d_backward", "layer_forward_backward"):
+               "unpool3d_backward", "roialign_forward", "roialign_backward", "layer_forward_backward"):
         rows = [r for r in results if r["op"] == op]
         if not rows:
             continue
@@ -591,6 +645,7 @@ def main():
             runs += [(row, lambda row: run_adaptive3d(row, t, args.reps, results)) for row in workloads.ADAPTIVE3D]
             runs += [(row, lambda row: run_roi(row, t, args.reps, results, read_ms)) for row in workloads.ROI]
             runs += [(row, lambda row: run_unpool(row, t, args.reps, results)) for row in workloads.UNPOOL]
+            runs += [(row, lambda row: run_roialign(row, t, args.reps, results)) for row in workloads.ROIALIGN]
             runs += [(("layers",), lambda row: run_layers(t, args.reps, results))]
             for row, run in runs:
                 if args.only is None or row[0] in args.only:

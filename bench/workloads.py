@@ -32,6 +32,12 @@ def parse(kind, wid, spec):
         spatial = (dims["ih"], dims["iw"]) if kind == "unpool" else (dims["id"], dims["ih"], dims["iw"])
         return (wid, (dims["mb"], dims["ic"]) + spatial, k, s, p, "float32")
     dtype = next((_DTYPES[f] for f in flags if f in _DTYPES), "float32")
+    if kind == "roialign":
+        a = _fields(parts[1], {"r", "p", "s", "sr"})
+        if flags - set(_DTYPES) - {"aligned", "fpn"}:
+            raise ValueError(f"unknown flags {sorted(flags - set(_DTYPES) - {'aligned', 'fpn'})} in {spec!r}")
+        return (wid, (dims["mb"], dims["ic"], dims["ih"], dims["iw"]), a["r"], a["p"], float(a["s"]), a["sr"],
+                "aligned" in flags, "fpn" in flags, dtype)
     unknown = flags - set(_DTYPES) - {"ceil", "nhwc", "mask"}
     if unknown:
         raise ValueError(f"unknown flags {sorted(unknown)} in {spec!r}")
@@ -58,7 +64,8 @@ def parse(kind, wid, spec):
 
 
 def load(path=FILE):
-    rows = {"maxpool": [], "roi": [], "adaptive": [], "pool3d": [], "adaptive3d": [], "unpool": [], "unpool3d": []}
+    rows = {"maxpool": [], "roi": [], "adaptive": [], "pool3d": [], "adaptive3d": [], "unpool": [], "unpool3d": [],
+            "roialign": []}
     for line in path.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
@@ -80,3 +87,5 @@ POOL3D = _ROWS["pool3d"]
 ADAPTIVE3D = _ROWS["adaptive3d"]
 # id, the unpooled shape (N, C, [D,] H, W), the max pool's kernel, stride, pad, dtype
 UNPOOL = _ROWS["unpool"] + _ROWS["unpool3d"]
+# id, (N, C, H, W) (level 0 for _fpn), R, pooled, scale, sampling ratio, aligned, fpn, dtype
+ROIALIGN = _ROWS["roialign"]

@@ -594,6 +594,16 @@ NB_MODULE(_ext, m) {
         [](const Array &gy, const Array &x, const Array &idx, const Array &gx) {
           return new Prepared(adaptive3d_bwd_p1(gy, x, idx, gx), {gy, x, idx, gx});
         });
+  m.def("prepare_roi_align_fwd", [](const Array &x, const Array &boxes, const Array &y, int64_t ph,
+                                    int64_t pw, float scale, int64_t sampling, bool aligned) {
+    return new Prepared(roi_align_fwd_p1(x, boxes, y, ph, pw, scale, sampling, aligned),
+                        {x, boxes, y});
+  });
+  m.def("prepare_roi_align_bwd", [](const Array &gy, const Array &boxes, const Array &gx, int64_t ph,
+                                    int64_t pw, float scale, int64_t sampling, bool aligned) {
+    return new Prepared(roi_align_bwd_p1(gy, boxes, gx, ph, pw, scale, sampling, aligned),
+                        {gy, boxes, gx});
+  });
   m.def("prepare_roi_fwd", [](const Array &x, const Array &rois, const Array &y,
                               const Array &argmax, int64_t ph, int64_t pw, float sh, float sw) {
     return new Prepared(roi_fwd_p1(x, rois, y, argmax, ph, pw, sh, sw), {x, rois, y, argmax});

@@ -17,8 +17,8 @@ import workloads  # noqa: E402
 
 def test_rows_parse_and_ids_are_unique():
     ids = [r[0] for r in workloads.MAXPOOL + workloads.ROI + workloads.ADAPTIVE + workloads.POOL3D +
-           workloads.ADAPTIVE3D + workloads.UNPOOL]
-    assert len(ids) == len(set(ids)) == 25
+           workloads.ADAPTIVE3D + workloads.UNPOOL + workloads.ROIALIGN]
+    assert len(ids) == len(set(ids)) == 29
     assert ("video-3d", (4, 64, 16, 56, 56), 3, 2, 1, False, "float32") in workloads.POOL3D
     assert ("segnet-decoder", (1, 64, 112, 112), 2, 2, 0, "float32") in workloads.UNPOOL
     assert ("video-unpool3d", (2, 64, 16, 56, 56), 2, 2, 0, "float32") in workloads.UNPOOL
@@ -28,6 +28,8 @@ def test_rows_parse_and_ids_are_unique():
     assert ("chw-single", (None, 256, 128, 128), 2, 2, 0, False, 1, "float32", False, False) in workloads.MAXPOOL
     assert ("mask-a2", (32, 64, 112, 112), 3, 2, 1, False, 1, "float16", False, True) in workloads.MAXPOOL
     assert ("fpn-p2", (2, 256, 200, 272), 512, 7, 0.25, "float32") in workloads.ROI
+    assert ("fpn-4-levels", (1, 256, 200, 272), 1000, 7, 0.25, 2, True, True, "float32") in workloads.ROIALIGN
+    assert ("box-fp16", (1, 256, 50, 68), 512, 7, 1 / 16, 2, True, False, "float16") in workloads.ROIALIGN
 
 
 def test_bad_rows_are_refused():
@@ -35,6 +37,8 @@ def test_bad_rows_are_refused():
         workloads.parse("maxpool", "x", "mb1ic1ih4iw4_kh2zz3")
     with pytest.raises(ValueError):
         workloads.parse("maxpool", "x", "mb1ic1ih4iw4_kh2_sideways")
+    with pytest.raises(ValueError):
+        workloads.parse("roialign", "x", "mb1ic1ih4iw4_r2p2s1sr2_sideways")
 
 
 @pytest.mark.parametrize("row", workloads.MAXPOOL, ids=[r[0] for r in workloads.MAXPOOL])
