@@ -534,6 +534,47 @@ TEST(RoiAlign, OnnxValidationRules) {
   EXPECT_EQ(call(&x, &r, &bi, "avg", &o, a), ACLNN_SUCCESS) << last_msg();
   EXPECT_STATUS_MSG(call(&x, &r, nullptr, "avg", &o, a), ACLNN_ERR_PARAM_NULLPTR, kOnnx,
                     "batchIndices");
+  EXPECT_STATUS_MSG(call(nullptr, &r, &bi, "avg", &o, a), ACLNN_ERR_PARAM_NULLPTR, kOnnx, "self");
+  EXPECT_STATUS_MSG(call(&x, nullptr, &bi, "avg", &o, a), ACLNN_ERR_PARAM_NULLPTR, kOnnx, "rois");
+  EXPECT_STATUS_MSG(call(&x, &r, &bi, "avg", nullptr, a), ACLNN_ERR_PARAM_NULLPTR, kOnnx, "out");
+  {
+    HostTensor xb({2, 3, 6, 6}, ACL_BF16), r16({4, 4}, ACL_FLOAT16, ACL_FORMAT_ND),
+        o16({4, 3, 2, 2}, ACL_FLOAT16), xnd({2, 3, 6, 6}, ACL_FLOAT, ACL_FORMAT_ND),
+        rnc({4, 4}, ACL_FLOAT, ACL_FORMAT_NCHW), ond({4, 3, 2, 2}, ACL_FLOAT, ACL_FORMAT_ND),
+        x3({3, 6, 6}, ACL_FLOAT), r3({4, 4, 1}, ACL_FLOAT, ACL_FORMAT_ND), o3({4, 3, 2}, ACL_FLOAT),
+        ok({5, 3, 2, 2}, ACL_FLOAT), oc({4, 2, 2, 2}, ACL_FLOAT), oh({4, 3, 3, 2}, ACL_FLOAT),
+        ow({4, 3, 2, 3}, ACL_FLOAT);
+    EXPECT_STATUS_MSG(call(&xb, &r, &bi, "avg", &o, a), ACLNN_ERR_PARAM_INVALID, kOnnx,
+                      "self dtype must be FLOAT or FLOAT16, but got BF16");
+    EXPECT_STATUS_MSG(call(&x, &r16, &bi, "avg", &o, a), ACLNN_ERR_PARAM_INVALID, kOnnx,
+                      "rois dtype");
+    EXPECT_STATUS_MSG(call(&x, &r, &bi, "avg", &o16, a), ACLNN_ERR_PARAM_INVALID, kOnnx,
+                      "out dtype");
+    EXPECT_STATUS_MSG(call(&xnd, &r, &bi, "avg", &o, a), ACLNN_ERR_PARAM_INVALID, kOnnx,
+                      "self format must be NCHW");
+    EXPECT_STATUS_MSG(call(&x, &rnc, &bi, "avg", &o, a), ACLNN_ERR_PARAM_INVALID, kOnnx,
+                      "rois format must be ND");
+    EXPECT_STATUS_MSG(call(&x, &r, &bi, "avg", &ond, a), ACLNN_ERR_PARAM_INVALID, kOnnx,
+                      "out format must be NCHW");
+    EXPECT_STATUS_MSG(call(&x3, &r, &bi, "avg", &o, a), ACLNN_ERR_PARAM_INVALID, kOnnx,
+                      "self must be 4-D");
+    EXPECT_STATUS_MSG(call(&x, &r3, &bi, "avg", &o, a), ACLNN_ERR_PARAM_INVALID, kOnnx,
+                      "rois must be 2-D");
+    EXPECT_STATUS_MSG(call(&x, &r, &bi, "avg", &o3, a), ACLNN_ERR_PARAM_INVALID, kOnnx,
+                      "out must be 4-D");
+    EXPECT_STATUS_MSG(call(&x, &r, &bi, "avg", &ok, a), ACLNN_ERR_PARAM_INVALID, kOnnx,
+                      "out dim 0 must equal rois dim 0 4");
+    EXPECT_STATUS_MSG(call(&x, &r, &bi, "avg", &oc, a), ACLNN_ERR_PARAM_INVALID, kOnnx,
+                      "out dim 1 must equal self dim 1 3");
+    EXPECT_STATUS_MSG(call(&x, &r, &bi, "avg", &oh, a), ACLNN_ERR_PARAM_INVALID, kOnnx,
+                      "out dim 2 must equal outputHeight 2");
+    EXPECT_STATUS_MSG(call(&x, &r, &bi, "avg", &ow, a), ACLNN_ERR_PARAM_INVALID, kOnnx,
+                      "out dim 3 must equal outputWidth 2");
+    // FLOAT16 throughout is accepted.
+    HostTensor xh({2, 3, 6, 6}, ACL_FLOAT16);
+    fill_boxes(r16, std::vector<float>(16, 1.0f));
+    EXPECT_EQ(call(&xh, &r16, &bi, "avg", &o16, a), ACLNN_SUCCESS) << last_msg();
+  }
   HostTensor bi64({4}, ACL_INT64, ACL_FORMAT_ND), bnc({4}, ACL_INT32, ACL_FORMAT_NCHW),
       b2({4, 1}, ACL_INT32, ACL_FORMAT_ND), b5({5}, ACL_INT32, ACL_FORMAT_ND),
       r5({4, 5}, ACL_FLOAT, ACL_FORMAT_ND);

@@ -1,15 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// RoIAlign's kernels. The geometry and the per-sample arithmetic are torchvision's CPU kernel's
-// float expressions, written out in the same order (this file is compiled without
-// floating-point contraction, CMakeLists.txt), so the results are the same bits. Samples outside
-// [-1, H] x [-1, W] are skipped instead of adding 0 * x[0] (the same sum for finite inputs); a run
-// of samples is narrowed by binary search first, so a box far larger than the map costs its
-// samples inside the map, not its samples.
-#include "roialign_kernels.h"
-
+// RoIAlign's forward kernels: the bin-by-bin path, the channel-major sweep of a box's tabled
+// samples (portable, and AVX2 eight channels a vector with a channels-last tile), and the zero
+// fill of an empty map. Every path computes torchvision's float expressions in its order (no
+// floating-point contraction: CMakeLists.txt), so every path gives the same bits.
 #include <algorithm>
 #include <climits>
-#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -17,172 +12,15 @@
 #include <immintrin.h>
 #endif
 
-#include "../core/dtype.h"
 #include "../core/parts.h"
-#include "../core/scratch.h"
 #include "../core/threads.h"
+#include "roialign_geometry.h"
 
 namespace poolgrad {
 
+using namespace roialign_detail;
+
 namespace {
-
-// The most samples per bin side: torchvision's grid is an int.
-constexpr int64_t kMaxGrid = 2147483647;
-
-// One box as the kernels use it, decoded once from the private copy of its values.
-struct AlignBox {
-  int64_t batch = 0;
-  float start_h = 0, start_w = 0, bin_h = 0, bin_w = 0;
-  int64_t gh = 0, gw = 0;  // samples per bin side
-};
-
-inline float box_value(const RoiAlignParams &p, const BoxView &bx, int64_t k, int64_t j) {
-  const char *q = bx.base + (k * bx.s0 + j * bx.s1) * dtype_size(p.dtype);
-  if (p.dtype == ACL_FLOAT16)
-    return half_to_float(load_once(reinterpret_cast<const uint16_t *>(q)));
-  return load_once(reinterpret_cast<const float *>(q));
-}
-
-// Samples per bin side: samplingRatio, or torchvision's ceil(side / pooled).
-int64_t grid(const RoiAlignParams &p, float side, int64_t pooled) {
-  if (p.sampling > 0) return std::min(p.sampling, kMaxGrid);
-  const float g = std::ceil(side / static_cast<float>(pooled));
-  if (!(g > 0.0f)) return 0;
-  return g >= static_cast<float>(kMaxGrid) ? kMaxGrid : static_cast<int64_t>(g);
-}
-
-FirstError bad(int datum, int64_t pos, double value) {
-  FirstError e;
-  e.datum = datum;
-  e.pos = pos;
-  std::memcpy(&e.value, &value, sizeof value);
-  return e;
-}
-
-// Reads every box value once (load_once) and decodes the boxes; the first bad box (in box order)
-// is reported and nothing is written.
-FirstError read_boxes(const RoiAlignParams &p, const BoxView &bx, AlignBox *out) {
-  const int cols = bx.batch ? 4 : 5, first = bx.batch ? 0 : 1;
-  for (int64_t k = 0; k < p.k; ++k) {
-    AlignBox &a = out[k];
-    if (bx.batch) {
-      const int32_t bi = load_once(reinterpret_cast<const int32_t *>(bx.batch) + k * bx.sb);
-      if (bi < 0 || bi >= p.b) {
-        FirstError e;
-        e.datum = kAlignBatchDatum, e.pos = k, e.value = bi;
-        return e;
-      }
-      a.batch = bi;
-    } else {
-      const float b0 = box_value(p, bx, k, 0);
-      if (!(b0 >= 0.0f && static_cast<double>(b0) < static_cast<double>(p.b)))
-        return bad(kAlignBatchDatum, k * cols, b0);
-      a.batch = static_cast<int64_t>(b0);
-    }
-    float v[4];
-    for (int j = 0; j < 4; ++j) v[j] = box_value(p, bx, k, first + j);
-    const float offset = p.aligned ? 0.5f : 0.0f;
-    const float s[4] = {v[0] * p.scale - offset, v[1] * p.scale - offset, v[2] * p.scale - offset,
-                        v[3] * p.scale - offset};
-    for (int j = 0; j < 4; ++j)
-      if (!std::isfinite(s[j])) return bad(kAlignBoxDatum, k * cols + first + j, v[j]);
-    float roi_w = s[2] - s[0], roi_h = s[3] - s[1];
-    if (!p.aligned) {
-      roi_w = std::max(roi_w, 1.0f);
-      roi_h = std::max(roi_h, 1.0f);
-    }
-    if (!std::isfinite(roi_w)) return bad(kAlignBoxDatum, k * cols + first + 2, v[2]);
-    if (!std::isfinite(roi_h)) return bad(kAlignBoxDatum, k * cols + first + 3, v[3]);
-    a.start_w = s[0];
-    a.start_h = s[1];
-    a.bin_h = roi_h / static_cast<float>(p.ph);
-    a.bin_w = roi_w / static_cast<float>(p.pw);
-    a.gh = grid(p, roi_h, p.ph);
-    a.gw = grid(p, roi_w, p.pw);
-  }
-  return FirstError();
-}
-
-// Sample i of g of bin `bin_index` along one axis.
-inline float sample_at(float start, int64_t bin_index, float bin, int64_t i, int64_t g) {
-  return start + static_cast<float>(bin_index) * bin +
-         (static_cast<float>(i) + .5f) * bin / static_cast<float>(g);
-}
-
-// The run [first, end) of samples of a bin that can lie in [-1, size]: the coordinate is monotone
-// in i, so the samples before the map (or after it) are a prefix (a suffix). Every sample of the
-// run is still tested by axis_sample.
-void sample_run(float start, int64_t bin_index, float bin, int64_t g, int64_t size, int64_t *first,
-                int64_t *end) {
-  *first = 0;
-  *end = g;
-  if (g <= 8) return;
-  const float lim = static_cast<float>(size);
-  auto before = [&](int64_t i) {
-    const float v = sample_at(start, bin_index, bin, i, g);
-    return bin >= 0.0f ? v < -1.0f : v > lim;
-  };
-  auto after = [&](int64_t i) {
-    const float v = sample_at(start, bin_index, bin, i, g);
-    return bin >= 0.0f ? v > lim : v < -1.0f;
-  };
-  int64_t lo = 0, hi = g;  // first i with !before(i)
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (before(mid))
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  *first = lo;
-  hi = g;  // first i >= lo with after(i)
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (after(mid))
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  *end = lo;
-}
-
-// torchvision's bilinear_interpolate along one axis: the two rows (or columns) and their weights,
-// or false for a sample outside [-1, size].
-struct AxisSample {
-  int64_t lo, hi;
-  float l, h;  // the weights of hi and lo
-};
-inline bool axis_sample(float v, int64_t size, AxisSample *s) {
-  if (v < -1.0 || v > static_cast<float>(size)) return false;
-  if (v <= 0) v = 0;
-  int64_t lo = static_cast<int64_t>(v), hi;
-  if (lo >= size - 1) {
-    hi = lo = size - 1;
-    v = static_cast<float>(lo);
-  } else {
-    hi = lo + 1;
-  }
-  s->lo = lo;
-  s->hi = hi;
-  s->l = v - static_cast<float>(lo);
-  s->h = static_cast<float>(1. - s->l);
-  return true;
-}
-
-inline float load_value(const float *q) {
-  return *q;
-}
-inline float load_value(const uint16_t *q) {
-  return half_to_float(*q);
-}
-inline void store_value(float *q, float v) {
-  *q = v;
-}
-inline void store_value(uint16_t *q, float v) {
-  *q = float_to_half(v);
-}
-
-constexpr int kBlock = 16;  // channels a pass over one bin's samples serves
 
 // Box k's bins for channels [c0, c1) (at most kBlock).
 template <class T, bool kMax>
@@ -451,63 +289,6 @@ void forward_items(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y
       forward_bins<T, kMax>(p, x, y, boxes[k], k, cb, std::min(cb + kBlock, c1));
   }
 }
-
-// Channels [c0, c1) of grad_in: zeroed, then every box's bins scattered in box, bin, sample,
-// corner order.
-void backward_channels(const RoiAlignParams &p, const Strided4 &go, const Strided4 &gi,
-                       const AlignBox *boxes, int64_t c0, int64_t c1) {
-  float *const in = reinterpret_cast<float *>(gi.base);
-  const float *const out = reinterpret_cast<const float *>(go.base);
-  for (int64_t n = 0; n < p.b; ++n)
-    for (int64_t c = c0; c < c1; ++c)
-      for (int64_t yy = 0; yy < p.h; ++yy)
-        for (int64_t xx = 0; xx < p.w; ++xx)
-          in[n * gi.sn + c * gi.sc + yy * gi.sh + xx * gi.sw] = 0;
-  for (int64_t cb = c0; cb < c1; cb += kBlock) {
-    const int nc = static_cast<int>(std::min<int64_t>(kBlock, c1 - cb));
-    for (int64_t k = 0; k < p.k; ++k) {
-      const AlignBox &a = boxes[k];
-      if (a.gh * a.gw == 0) continue;
-      const float count = static_cast<float>(a.gh * a.gw);
-      float *plane[kBlock];
-      for (int j = 0; j < nc; ++j) plane[j] = in + a.batch * gi.sn + (cb + j) * gi.sc;
-      for (int64_t i = 0; i < p.ph; ++i) {
-        int64_t iy0, iy1;
-        sample_run(a.start_h, i, a.bin_h, a.gh, p.h, &iy0, &iy1);
-        for (int64_t jw = 0; jw < p.pw; ++jw) {
-          int64_t ix0, ix1;
-          sample_run(a.start_w, jw, a.bin_w, a.gw, p.w, &ix0, &ix1);
-          float g[kBlock];
-          for (int j = 0; j < nc; ++j)
-            g[j] = out[k * go.sn + (cb + j) * go.sc + i * go.sh + jw * go.sw];
-          for (int64_t iy = iy0; iy < iy1; ++iy) {
-            AxisSample sy;
-            if (!axis_sample(sample_at(a.start_h, i, a.bin_h, iy, a.gh), p.h, &sy)) continue;
-            for (int64_t ix = ix0; ix < ix1; ++ix) {
-              AxisSample sx;
-              if (!axis_sample(sample_at(a.start_w, jw, a.bin_w, ix, a.gw), p.w, &sx)) continue;
-              const float w1 = sy.h * sx.h, w2 = sy.h * sx.l, w3 = sy.l * sx.h, w4 = sy.l * sx.l;
-              const int64_t o1 = sy.lo * gi.sh + sx.lo * gi.sw, o2 = sy.lo * gi.sh + sx.hi * gi.sw,
-                            o3 = sy.hi * gi.sh + sx.lo * gi.sw, o4 = sy.hi * gi.sh + sx.hi * gi.sw;
-              for (int j = 0; j < nc; ++j) {
-                float *q = plane[j];
-                q[o1] += g[j] * w1 / count;
-                q[o2] += g[j] * w2 / count;
-                q[o3] += g[j] * w3 / count;
-                q[o4] += g[j] * w4 / count;
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-void layout(Arena &a, const RoiAlignParams &p, AlignBox **boxes) {
-  *boxes = a.take<AlignBox>(p.k);
-}
-
 int64_t forward_items_count(const RoiAlignParams &p) {
   return p.k * ((p.c + kChannelRun - 1) / kChannelRun);
 }
@@ -532,16 +313,8 @@ int64_t roi_align_forward_workspace(const RoiAlignParams &p, const Strided4 &, c
                                     const Strided4 &) {
   return layout_bytes([&](Arena &a) {
     AlignBox *b;
-    layout(a, p, &b);
+    box_layout(a, p, &b);
     a.take<char>(forward_parts_bytes(p));
-  });
-}
-
-int64_t roi_align_backward_workspace(const RoiAlignParams &p, const Strided4 &, const BoxView &,
-                                     const Strided4 &) {
-  return layout_bytes([&](Arena &a) {
-    AlignBox *b;
-    layout(a, p, &b);
   });
 }
 
@@ -549,7 +322,7 @@ FirstError roi_align_forward(const RoiAlignParams &p, const Strided4 &x, const B
                              const Strided4 &y, void *workspace) {
   Arena ws(workspace, roi_align_forward_workspace(p, x, boxes, y));
   AlignBox *table;
-  layout(ws, p, &table);
+  box_layout(ws, p, &table);
   const FirstError e = read_boxes(p, boxes, table);
   if (e.found()) return e;
   const bool half = p.dtype == ACL_FLOAT16;
@@ -567,20 +340,6 @@ FirstError roi_align_forward(const RoiAlignParams &p, const Strided4 &x, const B
   };
   const int64_t parts = forward_parts_bytes(p);
   run_parts(p.threads, forward_items_count(p), ws.take<char>(parts), tap_scratch(p), body, nullptr);
-  return FirstError();
-}
-
-FirstError roi_align_backward(const RoiAlignParams &p, const Strided4 &grad_out,
-                              const BoxView &boxes, const Strided4 &grad_in, void *workspace) {
-  Arena ws(workspace, roi_align_backward_workspace(p, grad_out, boxes, grad_in));
-  AlignBox *table;
-  layout(ws, p, &table);
-  const FirstError e = read_boxes(p, boxes, table);
-  if (e.found()) return e;
-  auto run = [&](int, int64_t b, int64_t e2) {
-    backward_channels(p, grad_out, grad_in, table, b, e2);
-  };
-  parallel_for(p.c, run, p.threads);
   return FirstError();
 }
 
