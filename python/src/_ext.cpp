@@ -599,11 +599,12 @@ NB_MODULE(_ext, m) {
     return new Prepared(roi_align_fwd_p1(x, boxes, y, ph, pw, scale, sampling, aligned),
                         {x, boxes, y});
   });
-  m.def("prepare_roi_align_bwd", [](const Array &gy, const Array &boxes, const Array &gx, int64_t ph,
-                                    int64_t pw, float scale, int64_t sampling, bool aligned) {
-    return new Prepared(roi_align_bwd_p1(gy, boxes, gx, ph, pw, scale, sampling, aligned),
-                        {gy, boxes, gx});
-  });
+  m.def("prepare_roi_align_bwd",
+        [](const Array &gy, const Array &boxes, const Array &gx, int64_t ph, int64_t pw,
+           float scale, int64_t sampling, bool aligned) {
+          return new Prepared(roi_align_bwd_p1(gy, boxes, gx, ph, pw, scale, sampling, aligned),
+                              {gy, boxes, gx});
+        });
   m.def("prepare_roi_fwd", [](const Array &x, const Array &rois, const Array &y,
                               const Array &argmax, int64_t ph, int64_t pw, float sh, float sw) {
     return new Prepared(roi_fwd_p1(x, rois, y, argmax, ph, pw, sh, sw), {x, rois, y, argmax});
