@@ -625,9 +625,16 @@ def roi_pool_with_argmax_backward(grad_output: Array, rois: Array, argmax: Array
 
 
 # ---- RoIAlign ---------------------------------------------------------------------------------------
-def _pooled(output_size) -> Tuple[int, int]:
+def _roi_align_out(x, boxes, output_size, out):
+    """The pooled size and the (K, C, out_h, out_w) output of x's dtype (placeholder sizes for
+    arrays of the wrong rank: the library then says what is wrong)."""
     o = _pair(output_size, "output_size")
-    return (o[0], o[-1]) if len(o) in (1, 2) else (0, 0)
+    ph, pw = (o[0], o[-1]) if len(o) in (1, 2) else (0, 0)
+    k = boxes.shape[0] if len(boxes.shape) >= 1 else 0
+    c = x.shape[1] if len(x.shape) >= 2 else 0
+    y = _outs(out, ("out",), lambda: _empty_like_lib(x, [k, c, max(ph, 0), max(pw, 0)],
+                                                      _float_dtype(x, ("float32", "float16"))))
+    return ph, pw, y
 
 
 def roi_align(x: Array, boxes: Array, output_size: Size, spatial_scale: float = 1.0, sampling_ratio: int = -1,
@@ -639,11 +646,7 @@ def roi_align(x: Array, boxes: Array, output_size: Size, spatial_scale: float = 
     ``y = poolgrad.roi_align(x, np.array([[0, 1, 1, 9, 9]], np.float32), 7, 0.5, 2, aligned=True)``."""
     x = _check_array(x, "x")
     boxes = _check_array(boxes, "boxes")
-    ph, pw = _pooled(output_size)
-    k = boxes.shape[0] if len(boxes.shape) >= 1 else 0
-    c = x.shape[1] if len(x.shape) >= 2 else 0
-    y = _outs(out, ("out",), lambda: _empty_like_lib(x, [k, c, max(ph, 0), max(pw, 0)],
-                                                      _float_dtype(x, ("float32", "float16"))))
+    ph, pw, y = _roi_align_out(x, boxes, output_size, out)
     _call(_ext.roi_align_fwd, x, boxes, y, ph, pw, float(spatial_scale), max(int(sampling_ratio), 0), bool(aligned))
     return y
 
@@ -675,11 +678,7 @@ def roi_align_onnx(x: Array, rois: Array, batch_indices: Array, output_size: Siz
     x = _check_array(x, "x")
     rois = _check_array(rois, "rois")
     batch_indices = _check_array(batch_indices, "batch_indices")
-    ph, pw = _pooled(output_size)
-    k = rois.shape[0] if len(rois.shape) >= 1 else 0
-    c = x.shape[1] if len(x.shape) >= 2 else 0
-    y = _outs(out, ("out",), lambda: _empty_like_lib(x, [k, c, max(ph, 0), max(pw, 0)],
-                                                      _float_dtype(x, ("float32", "float16"))))
+    ph, pw, y = _roi_align_out(x, rois, output_size, out)
     _call(_ext.roi_align_onnx, x, rois, batch_indices, y, str(mode), ph, pw, int(sampling_ratio), float(spatial_scale))
     return y
 

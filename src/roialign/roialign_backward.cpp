@@ -31,35 +31,18 @@ void backward_channels(const RoiAlignParams &p, const Strided4 &go, const Stride
       const float count = static_cast<float>(a.gh * a.gw);
       float *plane[kBlock];
       for (int j = 0; j < nc; ++j) plane[j] = in + a.batch * gi.sn + (cb + j) * gi.sc;
-      for (int64_t i = 0; i < p.ph; ++i) {
-        int64_t iy0, iy1;
-        sample_run(a.start_h, i, a.bin_h, a.gh, p.h, &iy0, &iy1);
+      for (int64_t i = 0; i < p.ph; ++i)
         for (int64_t jw = 0; jw < p.pw; ++jw) {
-          int64_t ix0, ix1;
-          sample_run(a.start_w, jw, a.bin_w, a.gw, p.w, &ix0, &ix1);
           float g[kBlock];
           for (int j = 0; j < nc; ++j)
             g[j] = out[k * go.sn + (cb + j) * go.sc + i * go.sh + jw * go.sw];
-          for (int64_t iy = iy0; iy < iy1; ++iy) {
-            AxisSample sy;
-            if (!axis_sample(sample_at(a.start_h, i, a.bin_h, iy, a.gh), p.h, &sy)) continue;
-            for (int64_t ix = ix0; ix < ix1; ++ix) {
-              AxisSample sx;
-              if (!axis_sample(sample_at(a.start_w, jw, a.bin_w, ix, a.gw), p.w, &sx)) continue;
-              const float w1 = sy.h * sx.h, w2 = sy.h * sx.l, w3 = sy.l * sx.h, w4 = sy.l * sx.l;
-              const int64_t o1 = sy.lo * gi.sh + sx.lo * gi.sw, o2 = sy.lo * gi.sh + sx.hi * gi.sw,
-                            o3 = sy.hi * gi.sh + sx.lo * gi.sw, o4 = sy.hi * gi.sh + sx.hi * gi.sw;
-              for (int j = 0; j < nc; ++j) {
-                float *q = plane[j];
-                q[o1] += g[j] * w1 / count;
-                q[o2] += g[j] * w2 / count;
-                q[o3] += g[j] * w3 / count;
-                q[o4] += g[j] * w4 / count;
-              }
-            }
-          }
+          for_each_sample(p, a, i, jw, [&](const AxisSample &sy, const AxisSample &sx) {
+            const Corners cn = corners(sy, sx, gi.sh, gi.sw);
+            for (int j = 0; j < nc; ++j)
+              for (int c4 = 0; c4 < 4; ++c4) plane[j][cn.o[c4]] += g[j] * cn.w[c4] / count;
+            return true;
+          });
         }
-      }
     }
   }
 }

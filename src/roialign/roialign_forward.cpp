@@ -34,37 +34,27 @@ void forward_bins(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
     outp[j] = reinterpret_cast<T *>(y.base) + k * y.sn + (c0 + j) * y.sc;
   }
   const float count = static_cast<float>(std::max<int64_t>(a.gh * a.gw, 1));
-  for (int64_t i = 0; i < p.ph; ++i) {
-    int64_t iy0, iy1;
-    sample_run(a.start_h, i, a.bin_h, a.gh, p.h, &iy0, &iy1);
+  for (int64_t i = 0; i < p.ph; ++i)
     for (int64_t jw = 0; jw < p.pw; ++jw) {
-      int64_t ix0, ix1;
-      sample_run(a.start_w, jw, a.bin_w, a.gw, p.w, &ix0, &ix1);
       float acc[kBlock] = {};
       int64_t inside = 0;
-      for (int64_t iy = iy0; iy < iy1; ++iy) {
-        AxisSample sy;
-        if (!axis_sample(sample_at(a.start_h, i, a.bin_h, iy, a.gh), p.h, &sy)) continue;
-        for (int64_t ix = ix0; ix < ix1; ++ix) {
-          AxisSample sx;
-          if (!axis_sample(sample_at(a.start_w, jw, a.bin_w, ix, a.gw), p.w, &sx)) continue;
-          const float w1 = sy.h * sx.h, w2 = sy.h * sx.l, w3 = sy.l * sx.h, w4 = sy.l * sx.l;
-          const int64_t o1 = sy.lo * x.sh + sx.lo * x.sw, o2 = sy.lo * x.sh + sx.hi * x.sw,
-                        o3 = sy.hi * x.sh + sx.lo * x.sw, o4 = sy.hi * x.sh + sx.hi * x.sw;
-          for (int j = 0; j < nc; ++j) {
-            const T *q = plane[j];
-            const float v1 = load_value(q + o1), v2 = load_value(q + o2), v3 = load_value(q + o3),
-                        v4 = load_value(q + o4);
-            if (kMax) {
-              const float val = std::max(std::max(std::max(w1 * v1, w2 * v2), w3 * v3), w4 * v4);
-              acc[j] = inside ? std::max(acc[j], val) : val;
-            } else {
-              acc[j] += w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4;
-            }
+      for_each_sample(p, a, i, jw, [&](const AxisSample &sy, const AxisSample &sx) {
+        const Corners cn = corners(sy, sx, x.sh, x.sw);
+        const float w1 = cn.w[0], w2 = cn.w[1], w3 = cn.w[2], w4 = cn.w[3];
+        for (int j = 0; j < nc; ++j) {
+          const T *q = plane[j];
+          const float v1 = load_value(q + cn.o[0]), v2 = load_value(q + cn.o[1]),
+                      v3 = load_value(q + cn.o[2]), v4 = load_value(q + cn.o[3]);
+          if (kMax) {
+            const float val = std::max(std::max(std::max(w1 * v1, w2 * v2), w3 * v3), w4 * v4);
+            acc[j] = inside ? std::max(acc[j], val) : val;
+          } else {
+            acc[j] += w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4;
           }
-          ++inside;
         }
-      }
+        ++inside;
+        return true;
+      });
       // ONNX max: a sample outside the map weighs 0 (onnxruntime's max of zero-weighted corners).
       const bool outside = inside < a.gh * a.gw;
       for (int j = 0; j < nc; ++j) {
@@ -76,7 +66,6 @@ void forward_bins(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
         store_value(outp[j] + i * y.sh + jw * y.sw, v);
       }
     }
-  }
 }
 
 // ---- the channel-major forward: a box's samples tabled once, then each channel plane swept in
@@ -133,33 +122,23 @@ bool build_taps(const RoiAlignParams &p, const Strided4 &x, const AlignBox &a, T
   int64_t n = 0, bin = 0;
   t->y0 = t->x0 = INT64_MAX;
   t->y1 = t->x1 = -1;
-  for (int64_t i = 0; i < p.ph; ++i) {
-    int64_t iy0, iy1;
-    sample_run(a.start_h, i, a.bin_h, a.gh, p.h, &iy0, &iy1);
+  for (int64_t i = 0; i < p.ph; ++i)
     for (int64_t jw = 0; jw < p.pw; ++jw, ++bin) {
-      int64_t ix0, ix1;
-      sample_run(a.start_w, jw, a.bin_w, a.gw, p.w, &ix0, &ix1);
       t->bin_start[bin] = n;
-      for (int64_t iy = iy0; iy < iy1; ++iy) {
-        AxisSample sy;
-        if (!axis_sample(sample_at(a.start_h, i, a.bin_h, iy, a.gh), p.h, &sy)) continue;
-        for (int64_t ix = ix0; ix < ix1; ++ix) {
-          AxisSample sx;
-          if (!axis_sample(sample_at(a.start_w, jw, a.bin_w, ix, a.gw), p.w, &sx)) continue;
-          if (n == kTaps) return false;
-          Tap &tp = t->taps[n++];
-          tp.w[0] = sy.h * sx.h, tp.w[1] = sy.h * sx.l, tp.w[2] = sy.l * sx.h,
-          tp.w[3] = sy.l * sx.l;
-          tp.o[0] = sy.lo * x.sh + sx.lo * x.sw, tp.o[1] = sy.lo * x.sh + sx.hi * x.sw;
-          tp.o[2] = sy.hi * x.sh + sx.lo * x.sw, tp.o[3] = sy.hi * x.sh + sx.hi * x.sw;
-          tp.y[0] = sy.lo, tp.y[1] = sy.hi, tp.x[0] = sx.lo, tp.x[1] = sx.hi;
-          t->y0 = std::min(t->y0, sy.lo), t->y1 = std::max(t->y1, sy.hi);
-          t->x0 = std::min(t->x0, sx.lo), t->x1 = std::max(t->x1, sx.hi);
-        }
-      }
+      const bool fit =
+          for_each_sample(p, a, i, jw, [&](const AxisSample &sy, const AxisSample &sx) {
+            if (n == kTaps) return false;
+            Tap &tp = t->taps[n++];
+            const Corners cn = corners(sy, sx, x.sh, x.sw);
+            for (int j = 0; j < 4; ++j) tp.w[j] = cn.w[j], tp.o[j] = cn.o[j];
+            tp.y[0] = sy.lo, tp.y[1] = sy.hi, tp.x[0] = sx.lo, tp.x[1] = sx.hi;
+            t->y0 = std::min(t->y0, sy.lo), t->y1 = std::max(t->y1, sy.hi);
+            t->x0 = std::min(t->x0, sx.lo), t->x1 = std::max(t->x1, sx.hi);
+            return true;
+          });
+      if (!fit) return false;
       t->outside[bin] = n - t->bin_start[bin] < a.gh * a.gw;
     }
-  }
   t->bin_start[bin] = n;
   if (p.dtype == ACL_FLOAT) plan_tile(n, t);
   return true;

@@ -64,6 +64,40 @@ inline bool axis_sample(float v, int64_t size, AxisSample *s) {
   return true;
 }
 
+// One sample's four corners, (lo, lo), (lo, hi), (hi, lo), (hi, hi): torchvision's weights
+// w1..w4 and the element offsets in a plane of row stride sh and column stride sw.
+struct Corners {
+  float w[4];
+  int64_t o[4];
+};
+inline Corners corners(const AxisSample &sy, const AxisSample &sx, int64_t sh, int64_t sw) {
+  Corners c;
+  c.w[0] = sy.h * sx.h, c.w[1] = sy.h * sx.l, c.w[2] = sy.l * sx.h, c.w[3] = sy.l * sx.l;
+  c.o[0] = sy.lo * sh + sx.lo * sw, c.o[1] = sy.lo * sh + sx.hi * sw;
+  c.o[2] = sy.hi * sh + sx.lo * sw, c.o[3] = sy.hi * sh + sx.hi * sw;
+  return c;
+}
+
+// Calls fn(sy, sx) for each sample of bin (i, jw) of box a that lies on the map, in torchvision's
+// order (iy, then ix): the one walk over a bin's samples. Stops, returning false, when fn does.
+template <class Fn>
+inline bool for_each_sample(const RoiAlignParams &p, const AlignBox &a, int64_t i, int64_t jw,
+                            Fn &&fn) {
+  int64_t iy0, iy1, ix0, ix1;
+  sample_run(a.start_h, i, a.bin_h, a.gh, p.h, &iy0, &iy1);
+  sample_run(a.start_w, jw, a.bin_w, a.gw, p.w, &ix0, &ix1);
+  for (int64_t iy = iy0; iy < iy1; ++iy) {
+    AxisSample sy;
+    if (!axis_sample(sample_at(a.start_h, i, a.bin_h, iy, a.gh), p.h, &sy)) continue;
+    for (int64_t ix = ix0; ix < ix1; ++ix) {
+      AxisSample sx;
+      if (!axis_sample(sample_at(a.start_w, jw, a.bin_w, ix, a.gw), p.w, &sx)) continue;
+      if (!fn(sy, sx)) return false;
+    }
+  }
+  return true;
+}
+
 inline float load_value(const float *q) {
   return *q;
 }
