@@ -21,6 +21,9 @@
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
+#include "aclnnop/aclnn_roi_align.h"
+#include "aclnnop/aclnn_roi_align_v2.h"
+#include "aclnnop/aclnn_roi_align_v2_backward.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
 #include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
 #include "poolgrad/poolgrad.h"
@@ -275,6 +278,60 @@ Results run_cases() {
         },
         aclnnRoiPoolingGradWithArgMax);
     record(r, name, {&y, &a, &gx});
+  }
+  // RoIAlign: V2 forward (float32 adaptive and sampling 2, float16) and backward, ONNX max;
+  // fractional boxes, some past the map's edge.
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16}) {
+    const std::string name = dt == ACL_FLOAT ? "roialign-f32" : "roialign-f16";
+    const int64_t K = 9;
+    T x({2, 19, 20, 24}, dt), boxes({K, 5}, dt, ACL_FORMAT_ND), y({K, 19, 4, 3}, dt),
+        y0({K, 19, 4, 3}, dt), gy({K, 19, 4, 3}, ACL_FLOAT), gx({2, 19, 20, 24}, ACL_FLOAT),
+        rois({K, 4}, dt, ACL_FORMAT_ND), bi({K}, ACL_INT32, ACL_FORMAT_ND), ym({K, 19, 4, 3}, dt);
+    x.fill();
+    gy.fill();
+    for (int64_t k = 0; k < K; ++k) {
+      const float x1 = static_cast<float>(next() % 40) * 0.375f - 3.0f,
+                  y1 = static_cast<float>(next() % 32) * 0.5f - 2.0f;
+      const float v[5] = {static_cast<float>(k % 2), x1, y1,
+                          x1 + static_cast<float>(next() % 24) * 0.625f,
+                          y1 + static_cast<float>(next() % 20) * 0.75f};
+      for (int j = 0; j < 5; ++j) boxes.set(k * 5 + j, v[j]);
+      for (int j = 0; j < 4; ++j) rois.set(k * 4 + j, v[j + 1]);
+      const int32_t b = static_cast<int32_t>(k % 2);
+      std::memcpy(&bi.bytes[k * 4], &b, 4);
+    }
+    call(
+        name.c_str(),
+        [&](uint64_t *w, aclOpExecutor **e) {
+          return aclnnRoiAlignV2GetWorkspaceSize(x.t, boxes.t, 4, 3, 0.5f, 2, true, y.t, w, e);
+        },
+        aclnnRoiAlignV2);
+    call(
+        name.c_str(),
+        [&](uint64_t *w, aclOpExecutor **e) {
+          return aclnnRoiAlignV2GetWorkspaceSize(x.t, boxes.t, 4, 3, 0.5f, 0, false, y0.t, w, e);
+        },
+        aclnnRoiAlignV2);
+    call(
+        name.c_str(),
+        [&](uint64_t *w, aclOpExecutor **e) {
+          return aclnnRoiAlignGetWorkspaceSize(x.t, rois.t, bi.t, "max", 4, 3, 2, 0.5f, ym.t, w, e);
+        },
+        aclnnRoiAlign);
+    if (dt == ACL_FLOAT) {
+      aclIntArray *shape = aclCreateIntArray(std::vector<int64_t>{2, 19, 20, 24}.data(), 4);
+      call(
+          name.c_str(),
+          [&](uint64_t *w, aclOpExecutor **e) {
+            return aclnnRoiAlignV2BackwardGetWorkspaceSize(gy.t, boxes.t, shape, 4, 3, 0.5f, 2,
+                                                           true, gx.t, w, e);
+          },
+          aclnnRoiAlignV2Backward);
+      aclDestroyIntArray(shape);
+      record(r, name, {&y, &y0, &ym, &gx});
+    } else {
+      record(r, name, {&y, &y0, &ym});
+    }
   }
   aclDestroyIntArray(K3);
   aclDestroyIntArray(S2);
