@@ -107,8 +107,10 @@ void tap_layout(Arena &a, const RoiAlignParams &p, TapTable *t) {
 // Whether to tile, and the taps' tile pixels: a region of at most kTilePixels read at least a
 // quarter as many times as it has pixels.
 void plan_tile(int64_t n, TapTable *t) {
+  t->tiled = false;
+  if (n == 0) return;  // no samples on the map: no region (its bounds are still the sentinels)
   const int64_t rw = t->x1 - t->x0 + 1, area = (t->y1 - t->y0 + 1) * rw;
-  t->tiled = n > 0 && area <= kTilePixels && area <= 4 * n;
+  t->tiled = area <= kTilePixels && area <= 4 * n;
   if (!t->tiled) return;
   for (int64_t s = 0; s < n; ++s) {
     Tap &tp = t->taps[s];
