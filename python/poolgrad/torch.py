@@ -348,7 +348,9 @@ def use_for_torchvision() -> None:
     torchvision::_roi_align_backward (the same schemas), so that torchvision.ops.roi_align, RoIAlign
     and MultiScaleRoIAlign, and the detection models built on them, compute on poolgrad: the same
     forward bits, a backward that is the same for any thread count. For the rest of the process
-    (torch warns once that the kernels are overridden). Example:
+    (torch warns once that the kernels are overridden); CANN's dtypes apply from then on: float32
+    and float16 forwards, float32 backwards (float64 is refused with PoolgradError's message).
+    Example:
     ``poolgrad.torch.use_for_torchvision(); torchvision.ops.MultiScaleRoIAlign(["0"], 7, 2)(...)``."""
     import torchvision  # noqa: F401 - defines the torchvision namespace and its schemas
     if _TORCHVISION_LIBS:

@@ -58,7 +58,7 @@ def test_public_functions_are_annotated_and_documented():
     import poolgrad.torch as pgt
     funcs = [getattr(poolgrad, n) for n in poolgrad.__all__ if inspect.isfunction(getattr(poolgrad, n))]
     funcs += [pgt.max_pool2d, pgt.max_pool3d, pgt.adaptive_max_pool2d, pgt.adaptive_max_pool3d,
-              pgt.roi_pool, pgt.max_unpool2d, pgt.max_unpool3d, pgt.convert]
+              pgt.roi_pool, pgt.max_unpool2d, pgt.max_unpool3d, pgt.convert, pgt.roi_align, pgt.use_for_torchvision]
     assert len(funcs) >= 20
     for f in funcs:
         sig = inspect.signature(f)
@@ -70,5 +70,5 @@ def test_public_functions_are_annotated_and_documented():
             assert "Example" in doc and "Raises PoolgradError" in doc, f.__name__
         else:
             assert doc.strip(), f.__name__
-    for f in funcs[-8:]:
+    for f in funcs[-10:]:
         assert "Example" in f.__doc__, f.__name__
