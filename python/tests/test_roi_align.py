@@ -297,3 +297,31 @@ print("ok")
 """
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr
+
+
+def test_golden_cli_runs_the_three_apis(tmp_path):
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((2, 4, 10, 12)).astype(np.float32)
+    b = np.array([[0, 1, 1, 8, 7], [1, 0, 2, 11, 9]], np.float32)
+    g = rng.standard_normal((2, 4, 3, 3)).astype(np.float32)
+    for name, a in (("x", x), ("b", b), ("g", g), ("r", np.ascontiguousarray(b[:, 1:])),
+                    ("i", b[:, 0].astype(np.int32))):
+        np.save(tmp_path / f"{name}.npy", a)
+    attrs = ["--spatial-scale", "0.5", "--sampling-ratio", "2"]
+
+    def golden(*args):
+        r = subprocess.run([sys.executable, "-m", "poolgrad", "golden", *args, "--out-dir", str(tmp_path)],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+
+    golden("roi-align", "--input", str(tmp_path / "x.npy"), "--boxes", str(tmp_path / "b.npy"), "--output-size", "3",
+           "--aligned", *attrs)
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npy"), poolgrad.roi_align(x, b, 3, 0.5, 2, True))
+    golden("roi-align-backward", "--grad-output", str(tmp_path / "g.npy"), "--boxes", str(tmp_path / "b.npy"),
+           "--input-shape", "2,4,10,12", "--aligned", *attrs)
+    np.testing.assert_array_equal(np.load(tmp_path / "grad_input.npy"),
+                                  poolgrad.roi_align_backward(g, b, x.shape, 0.5, 2, True))
+    golden("roi-align-onnx", "--input", str(tmp_path / "x.npy"), "--rois", str(tmp_path / "r.npy"),
+           "--batch-indices", str(tmp_path / "i.npy"), "--output-size", "3", "--mode", "max", *attrs)
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npy"),
+                                  poolgrad.roi_align_onnx(x, b[:, 1:], b[:, 0].astype(np.int32), 3, 2, 0.5, "max"))
