@@ -18,9 +18,13 @@ int64_t View::numel() const {
   return n;
 }
 
+char *view_base(const View &v) {
+  return static_cast<char *>(v.data) + (v.data ? v.offset * dtype_size(v.dtype) : 0);
+}
+
 Strided4 to_nchw(const View &v, bool nhwc) {
   Strided4 t;
-  t.base = static_cast<char *>(v.data) + (v.data ? v.offset * dtype_size(v.dtype) : 0);
+  t.base = view_base(v);
   const int r = v.rank();
   const int off = r == 4 ? 1 : 0;  // position of the first non-batch dim
   if (r == 4) {
@@ -39,7 +43,7 @@ Strided4 to_nchw(const View &v, bool nhwc) {
 
 Strided5 to_ncdhw(const View &v, bool channels_last) {
   Strided5 t;
-  t.base = static_cast<char *>(v.data) + (v.data ? v.offset * dtype_size(v.dtype) : 0);
+  t.base = view_base(v);
   const int off = v.rank() == 5 ? 1 : 0;  // position of the first non-batch dim
   if (off) {
     t.n = v.dims[0];

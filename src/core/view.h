@@ -39,6 +39,8 @@ struct Strided4 {
   // True when each (n, c) plane is dense row-major (sw == 1, sh == w).
   bool plane_dense() const { return sw == 1 && (h == 1 || sh == w); }
 };
+// The address of the view's first element (storage base + offset), null for a view without data.
+char *view_base(const View &v);
 Strided4 to_nchw(const View &v, bool nhwc);
 
 // A rank-4/5 view seen as (N, C, D, H, W) with element strides; rank 4 gets N = 1. With

@@ -67,12 +67,11 @@ aclnnStatus check_attrs_v2(const char *api, int64_t samplingRatio, float spatial
 BoxView box_view(const aclTensor *boxes, const aclTensor *batch) {
   BoxView b;
   const View &v = boxes->view;
-  b.base = static_cast<char *>(v.data) + (v.data ? v.offset * dtype_size(v.dtype) : 0);
+  b.base = view_base(v);
   b.s0 = v.strides[0];
   b.s1 = v.strides[1];
   if (batch) {
-    b.batch = static_cast<char *>(batch->view.data) +
-              (batch->view.data ? batch->view.offset * dtype_size(ACL_INT32) : 0);
+    b.batch = view_base(batch->view);  // INT32: checked in phase 1
     b.sb = batch->view.strides[0];
   }
   return b;

@@ -20,7 +20,7 @@ const char *const kBwd = "aclnnRoiPoolingGradWithArgMax";
 
 Strided2 to2(const View &v) {
   Strided2 s;
-  s.base = static_cast<char *>(v.data) + (v.data ? v.offset * dtype_size(v.dtype) : 0);
+  s.base = view_base(v);
   s.s0 = v.strides[0];
   s.s1 = v.strides[1];
   return s;
