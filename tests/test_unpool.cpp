@@ -494,4 +494,49 @@ TEST(MaxUnpool2d, BackwardVectorRowAgreesAndNamesBadLanes) {
     }
 }
 
+// The backward's runs: a depth slice whose index and output rows follow each other is one run,
+// index rows with a gap after them are one run each (the AVX2 row applies to both, the element
+// stride being 1). Both give the naive gather's bits at every capability.
+TEST(MaxUnpool3d, BackwardRowsWithGapsAgreeWithContiguousRows) {
+  std::mt19937 rng(11);
+  const std::vector<int64_t> big = {2, 3, 4, 6, 20}, small = {2, 3, 2, 3, 20};
+  HostTensor gy(big, ACL_FLOAT, ACL_FORMAT_ND), x(small, ACL_FLOAT, ACL_FORMAT_ND);
+  for (int64_t i = 0; i < gy.numel(); ++i) gy.set(i, float(i % 101) - 50.0f);
+  const int64_t plane = 4 * 6 * 20;
+  IntArray os({4, 6, 20}), stride({2, 2, 2}), padding({0, 0, 0});
+  for (aclDataType idt : {ACL_INT64}) {  // the 3-D backward's only index dtype
+    HostTensor dense_idx(small, idt, ACL_FORMAT_ND),
+        gap_idx = make_strided(small, {0, 1, 2, 3, 4}, 3, 2, idt, ACL_FORMAT_ND);
+    for (int64_t i = 0; i < dense_idx.numel(); ++i) {
+      const int64_t v = static_cast<int64_t>(rng() % plane);
+      dense_idx.set_int(i, v);
+      gap_idx.set_int(i, v);
+    }
+    std::vector<float> want;
+    for (const char *cap : {"default", "avx2"})
+      for (bool gaps : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "idt=" << idt << " cap=" << cap << " gaps=" << gaps);
+        ASSERT_EQ(poolgradSetCpuCapability(cap), 0);
+        HostTensor gx(small, ACL_FLOAT, ACL_FORMAT_ND);  // out must be contiguous
+        uint64_t ws = 0;
+        aclOpExecutor *ex = nullptr;
+        ASSERT_EQ(aclnnMaxUnpool3dBackwardGetWorkspaceSize(gy.t(), x.t(),
+                                                           (gaps ? gap_idx : dense_idx).t(), os,
+                                                           stride, padding, gx.t(), &ws, &ex),
+                  ACLNN_SUCCESS)
+            << last_msg();
+        ASSERT_EQ(aclnnMaxUnpool3dBackward(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+        EXPECT_TRUE(gx.guards_intact());
+        if (want.empty()) {
+          want = gx.values();
+          for (int64_t i = 0; i < gx.numel(); ++i)  // the naive gather
+            ASSERT_EQ(want[i], gy.get(i / (3 * 20 * 2) * plane + dense_idx.get_int(i)));
+        } else {
+          EXPECT_EQ(gx.values(), want);
+        }
+      }
+    poolgradSetCpuCapability("avx512");
+  }
+}
+
 }  // namespace

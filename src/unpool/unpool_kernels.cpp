@@ -198,6 +198,29 @@ Convert converter(aclDataType from, aclDataType to) {
 }
 
 #if defined(__x86_64__) || defined(__i386__)
+// Prefetching for the AVX2 gather. The indices of a max pool (the usual caller) rise through
+// each depth slice of the unpooled plane about in proportion to the output position (and in 3-D
+// read two slices at once), skipping rows, which the hardware prefetcher does not follow: each
+// gather instruction then waits for its slowest lane's miss. Touching where the gather is
+// expected to be kAhead elements on, in both slices, keeps the misses overlapped
+// (docs/profiles.md). The guess comes from the shapes alone: it reads no caller datum, and a
+// wrong one costs a useless prefetch (which cannot fault), never a wrong address. The scalar
+// loop, whose loads overlap by themselves, measured slower with it.
+constexpr int64_t kAhead = 512;
+struct Ahead {
+  const char *plane;
+  int64_t es, last;  // element size; the plane's last position
+  double at, ratio;  // the run's first output's expected position; plane elements per output
+  int64_t slice;     // a window's second depth slice is this far on (0: none)
+  // Inlined always: GCC 12 finds a function whose only effect is a prefetch pure, and drops the
+  // calls to it (no prefetch instruction was emitted at -O1 and above).
+  __attribute__((always_inline)) void touch(int64_t k) const {
+    const int64_t v = static_cast<int64_t>(at + static_cast<double>(k) * ratio) + kAhead;
+    _mm_prefetch(plane + std::min(v, last) * es, _MM_HINT_T0);
+    if (slice) _mm_prefetch(plane + std::min(v + slice, last) * es, _MM_HINT_T0);
+  }
+};
+
 // A row of the gather of 4-byte elements, dense everywhere, with AVX2: each group of indices is
 // loaded once into a register and pinned there (the compiler may not load them again), checked
 // as a vector and gathered from the same register; a group with an index outside the plane is
@@ -206,7 +229,7 @@ Convert converter(aclDataType from, aclDataType to) {
 template <class I>
 __attribute__((target("avx2"))) int64_t gather_row_avx2(const char *plane, const I *ir, char *orow,
                                                         int64_t n, int64_t plane_size, int64_t pos,
-                                                        FirstError *err) {
+                                                        FirstError *err, const Ahead &ahead) {
   constexpr int kLanes = sizeof(I) == 8 ? 4 : 8;
   const int64_t top = std::min<int64_t>(plane_size - 1, sizeof(I) == 8 ? INT64_MAX : INT32_MAX);
   const __m256i lim =
@@ -214,6 +237,7 @@ __attribute__((target("avx2"))) int64_t gather_row_avx2(const char *plane, const
   const __m256i zero = _mm256_setzero_si256();
   int64_t k = 0;
   for (; k + kLanes <= n; k += kLanes) {
+    ahead.touch(k);
     __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(ir + k));
     __asm__("" : "+x"(v));  // pinned: the checked and the used values are this register
     const __m256i bad =
@@ -242,38 +266,77 @@ __attribute__((target("avx2"))) int64_t gather_row_avx2(const char *plane, const
 }
 #endif
 
-// One plane of the gather: `move` copies (or converts) one element.
+// Elements [w, width) of a row of the gather from a dense plane. Every bound and stride is a
+// local: the stores go through char pointers, which may alias anything, and with the bounds read
+// through the views the compiler kept the loop's pointers on the stack, a store-to-load chain
+// each element that made this loop three times slower than the loads it waits for.
+template <class I, class Move>
+void gather_row_dense(const char *plane, const char *ir, int64_t is, char *orow, int64_t os,
+                      int64_t w, int64_t width, int64_t plane_size, int64_t es_in, int64_t pos,
+                      const Move &move, FirstError *err) {
+  for (; w < width; ++w) {
+    const int64_t v = static_cast<int64_t>(load_once(reinterpret_cast<const I *>(ir + w * is)));
+    if (__builtin_expect(!in_plane(v, plane_size), 0))
+      err->note(pos + w, v);
+    else
+      move(plane + v * es_in, orow + w * os);
+  }
+}
+
+// One plane of the gather: `move` copies (or converts) one element. A depth slice whose index
+// and output rows follow each other is one run (fewer, longer runs for the AVX2 loop), otherwise
+// each row is.
 template <class I, class Move>
 void gather_plane(const UnpoolParams &p, const Strided5 &gy, const Strided5 &idx,
                   const Strided5 &out, int64_t n, int64_t c, int64_t es_in, int64_t es_out,
                   const Move &move, FirstError *err) {
-  const int64_t plane_size = p.out_d * p.out_h * p.out_w;
+  const int64_t plane_size = p.out_d * p.out_h * p.out_w, slice_size = p.out_h * p.out_w;
   const bool dense = plane_dense(gy);
   const char *plane = at(gy, es_in, n, c, 0, 0, 0);
   const int64_t os = out.sw * es_out, is = idx.sw * static_cast<int64_t>(sizeof(I));
-  int64_t pos = (n * out.c + c) * out.d * out.h * out.w;
-  // The AVX2 row (chosen only where unpool_gather_vector held: its applies column).
+  const bool slice_runs = (out.h == 1 || (out.sh == out.w * out.sw && idx.sh == out.w * idx.sw));
+  const int64_t run = slice_runs ? out.h * out.w : out.w;
+  // The AVX2 row (chosen only where unpool_gather_vector held: its applies column). The ratios
+  // of the unpooled plane to out are its prefetch guess's.
   const bool vector = has_avx2(p.isa);
+  const int64_t rd = p.out_d / std::max<int64_t>(1, out.d);
+  const double ratio =
+      static_cast<double>(slice_size) / static_cast<double>(std::max<int64_t>(1, out.h * out.w));
+  int64_t pos = (n * out.c + c) * out.d * out.h * out.w;
   for (int64_t z = 0; z < out.d; ++z)
-    for (int64_t y = 0; y < out.h; ++y, pos += out.w) {
+    for (int64_t y = 0; y < out.h; y += slice_runs ? out.h : 1, pos += run) {
       char *orow = at(out, es_out, n, c, z, y, 0);
       const char *ir = at(idx, sizeof(I), n, c, z, y, 0);
       int64_t w = 0;
 #if defined(__x86_64__) || defined(__i386__)
-      if (vector)
-        w = gather_row_avx2<I>(plane, reinterpret_cast<const I *>(ir), orow, out.w, plane_size, pos,
-                               err);
+      if (vector) {
+        const Ahead ahead{
+            plane,
+            es_in,
+            plane_size - 1,
+            static_cast<double>(z * rd * slice_size) + static_cast<double>(y * out.w) * ratio,
+            ratio,
+            rd > 1 ? slice_size : 0};
+        w = gather_row_avx2<I>(plane, reinterpret_cast<const I *>(ir), orow, run, plane_size, pos,
+                               err, ahead);
+      }
 #else
       (void)vector;
+      (void)rd;
+      (void)ratio;
 #endif
-      for (; w < out.w; ++w) {
-        const int64_t v = static_cast<int64_t>(load_once(reinterpret_cast<const I *>(ir + w * is)));
-        if (!in_plane(v, plane_size)) {
-          err->note(pos + w, v);
-          continue;
+      if (dense)
+        gather_row_dense<I>(plane, ir, is, orow, os, w, run, plane_size, es_in, pos, move, err);
+      else
+        for (; w < run; ++w) {
+          const int64_t v =
+              static_cast<int64_t>(load_once(reinterpret_cast<const I *>(ir + w * is)));
+          if (!in_plane(v, plane_size)) {
+            err->note(pos + w, v);
+            continue;
+          }
+          move(at_flat(gy, es_in, n, c, v), orow + w * os);
         }
-        move(dense ? plane + v * es_in : at_flat(gy, es_in, n, c, v), orow + w * os);
-      }
     }
 }
 
