@@ -71,16 +71,38 @@ bool host_avx512() {
 #endif
 }
 
-// The call's kernel names under AVX-512 (where the host has it; its AVX2 row otherwise), AVX2 and
-// portable, and the same bits under all three.
+// Whether this CPU runs poolgrad's NEON level (every AArch64 host, qemu-aarch64 included).
+bool host_neon() {
+#if defined(__aarch64__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+// The paths with a NEON row; on AArch64 the others run their portable row at every level.
+const char *const kNeonPaths[] = {
+    "forward-planes",         "forward-channels-last",     "backward-planes",
+    "backward-channels-last", "roi-forward-channel-major", "roi-backward-batch-channel-blocks",
+    "volume-forward",         "volume-backward",           "adaptive-forward-bins"};
+
+// The name of the path's first vector level on this host: AVX2's on x86, NEON's on AArch64.
+std::string vector_name(const char *avx2_name, const char *portable_name) {
+  if (host_avx2()) return avx2_name;
+  for (const char *path : kNeonPaths)
+    if (host_neon() && std::strcmp(path, portable_name) == 0) return std::string(path) + "/neon";
+  return portable_name;
+}
+
+// The call's kernel names under AVX-512 (where the host has it; its AVX2 row otherwise), the first
+// vector level ("avx2": AVX2 on x86, NEON on AArch64) and portable, and the same bits under all.
 void check_paths(const Phase1 &p1, Phase2 p2, std::vector<HostTensor *> outs, const char *avx2_name,
                  const char *portable_name, const char *avx512_name = nullptr) {
   std::vector<std::vector<uint32_t>> a, b, c;
-  // (Elsewhere than x86 every cap runs the portable rows.)
-  EXPECT_EQ(run_as("avx512", p1, p2, outs, &c), !host_avx2()                   ? portable_name
-                                                : host_avx512() && avx512_name ? avx512_name
-                                                                               : avx2_name);
-  EXPECT_EQ(run_as("avx2", p1, p2, outs, &a), host_avx2() ? avx2_name : portable_name);
+  const std::string vector = vector_name(avx2_name, portable_name);
+  EXPECT_EQ(run_as("avx512", p1, p2, outs, &c),
+            host_avx512() && avx512_name ? std::string(avx512_name) : vector);
+  EXPECT_EQ(run_as("avx2", p1, p2, outs, &a), vector);
   EXPECT_EQ(run_as("default", p1, p2, outs, &b), portable_name);
   EXPECT_EQ(poolgradSetCpuCapability("avx512"), 0);  // no cap: the default
   ASSERT_EQ(a.size(), b.size());
@@ -121,6 +143,67 @@ TEST(Dispatch, MaxPoolForwardPaths) {
           },
           aclnnMaxPool2dWithIndices, {&out, &idx}, "forward-channels-last/avx2",
           "forward-channels-last");
+    }
+  }
+}
+
+// The row conversions of each level (F16C on x86, FCVTL / FCVTN on AArch64, the bit-level scalar
+// code of the portable rows): a 1x1 max pool copies every float16 and bfloat16 bit pattern in and
+// out (a signalling NaN made quiet, its payload kept), and a 3x3 stride-1 backward rounds sums of
+// halves of every magnitude once: the same bits at every level.
+TEST(Dispatch, HalfConversionsAgreeAtEveryLevel) {
+  for (aclDataType dt : {ACL_FLOAT16, ACL_BF16}) {
+    SCOPED_TRACE(dt == ACL_FLOAT16 ? "FLOAT16" : "BF16");
+    {
+      IntArray k({1}), s({1}), p({0}), d({1});
+      HostTensor x({1, 1, 256, 256}, dt), out({1, 1, 256, 256}, dt),
+          idx({1, 1, 256, 256}, ACL_INT32);
+      for (int64_t i = 0; i < x.numel(); ++i) x.set_bits16(i, static_cast<uint16_t>(i));
+      const uint16_t exp = dt == ACL_FLOAT16 ? 0x7c00 : 0x7f80,
+                     quiet = dt == ACL_FLOAT16 ? 0x200 : 0x40;
+      std::vector<uint16_t> first;
+      for (const char *cap : {"avx512", "avx2", "default"}) {
+        std::vector<std::vector<uint32_t>> bits;
+        run_as(
+            cap,
+            [&](uint64_t *ws, aclOpExecutor **ex) {
+              return aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
+                                                               idx.t(), ws, ex);
+            },
+            aclnnMaxPool2dWithIndices, {&out}, &bits);
+        std::vector<uint16_t> got(out.numel());
+        for (int64_t i = 0; i < out.numel(); ++i) {
+          got[i] = out.get_bits16(i);
+          const uint16_t in = static_cast<uint16_t>(i);
+          const bool nan = (in & exp) == exp && (in & ~(0x8000 | exp)) != 0;
+          ASSERT_EQ(got[i], nan ? static_cast<uint16_t>(in | quiet) : in) << cap << " bits " << i;
+        }
+        if (first.empty()) first = got;
+        EXPECT_EQ(got, first) << cap;
+      }
+      poolgradSetCpuCapability("avx512");
+    }
+    {
+      IntArray k({3}), s({1}), p({1}), d({1});
+      HostTensor x({2, 3, 20, 24}, dt), out({2, 3, 20, 24}, dt), idx({2, 3, 20, 24}, ACL_INT64),
+          gy({2, 3, 20, 24}, dt), gx({2, 3, 20, 24}, dt);
+      fill(x, 7);
+      std::mt19937 rng(8);
+      for (int64_t i = 0; i < gy.numel(); ++i)  // mantissas and exponents of every kind
+        gy.set(i, std::ldexp(static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 999.0f,
+                             static_cast<int>(rng() % 40) - 20));
+      uint64_t ws;
+      aclOpExecutor *ex;
+      ASSERT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(),
+                                                          idx.t(), &ws, &ex),
+                ACLNN_SUCCESS);
+      ASSERT_EQ(aclnnMaxPool2dWithIndices(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+      check_paths(
+          [&](uint64_t *w, aclOpExecutor **e) {
+            return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s,
+                                                                     p, d, false, gx.t(), w, e);
+          },
+          aclnnMaxPool2dWithIndicesBackward, {&gx}, "backward-planes/avx2", "backward-planes");
     }
   }
 }
@@ -347,10 +430,9 @@ TEST(Dispatch, MaxPoolGather3AgainstScatter) {
       const BackwardRun v512 = backward_as("avx512", gy, x, idx, gx);
       const BackwardRun v2 = backward_as("avx2", gy, x, idx, gx);
       const BackwardRun v0 = backward_as("default", gy, x, idx, gx);
-      EXPECT_EQ(v512.kernel, !host_avx2()    ? "backward-planes"
-                             : host_avx512() ? "backward-planes-gather3/avx512"
-                                             : "backward-planes/avx2");
-      EXPECT_EQ(v2.kernel, host_avx2() ? "backward-planes/avx2" : "backward-planes");
+      const std::string vector = vector_name("backward-planes/avx2", "backward-planes");
+      EXPECT_EQ(v512.kernel, host_avx512() ? "backward-planes-gather3/avx512" : vector);
+      EXPECT_EQ(v2.kernel, vector);
       ASSERT_EQ(v512.status, ACLNN_SUCCESS) << v512.msg;
       ASSERT_EQ(v2.status, ACLNN_SUCCESS) << v2.msg;
       ASSERT_EQ(v0.status, ACLNN_SUCCESS) << v0.msg;

@@ -4,6 +4,10 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#if defined(__aarch64__) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 
 #include <atomic>
 #include <cstdlib>
@@ -30,47 +34,78 @@ Isa host_isa() {
       (b >> 16 & 1) && (b >> 17 & 1) && (b >> 30 & 1) && (b >> 31 & 1) && (xlo & 0xe0) == 0xe0;
   if (!avx512 || !__get_cpuid_count(7, 1, &a, &b, &c, &d)) return Isa::kAvx2;
   return (a >> 5) & 1 ? Isa::kAvx512 : Isa::kAvx2;
+#elif defined(__aarch64__) && defined(__linux__)
+  // The kernel's word on the CPU's features (HWCAP_ASIMD: Advanced SIMD, with the float16
+  // conversions FCVTL / FCVTN, part of every ARMv8-A core).
+  return (getauxval(AT_HWCAP) & HWCAP_ASIMD) ? Isa::kNeon : Isa::kPortable;
 #else
   return Isa::kPortable;
 #endif
 }
 
-bool parse(const char *name, Isa *out) {
+// A level's rung on its ladder: 0 portable, 1 the first vector level, 2 the next.
+int rung(Isa isa) {
+  return isa == Isa::kPortable ? 0 : isa == Isa::kAvx512 ? 2 : 1;
+}
+
+// The cap as a rung, from a name; false for an unknown name.
+bool parse(const char *name, int *rung_out) {
   if (std::strcmp(name, "default") == 0)
-    *out = Isa::kPortable;
-  else if (std::strcmp(name, "avx2") == 0)
-    *out = Isa::kAvx2;
+    *rung_out = 0;
+  else if (std::strcmp(name, "avx2") == 0 || std::strcmp(name, "neon") == 0)
+    *rung_out = 1;
   else if (std::strcmp(name, "avx512") == 0)
-    *out = Isa::kAvx512;
+    *rung_out = 2;
   else
     return false;
   return true;
 }
 
-// The cap: POOLGRAD_CPU_CAPABILITY (like PyTorch's ATEN_CPU_CAPABILITY), else no cap.
+// The cap: POOLGRAD_CPU_CAPABILITY (like PyTorch's ATEN_CPU_CAPABILITY), else none.
 std::atomic<int> g_cap{[] {
   const char *v = std::getenv("POOLGRAD_CPU_CAPABILITY");
-  Isa cap = Isa::kAvx512;
+  int cap = 2;
   if (v && *v) parse(v, &cap);
-  return static_cast<int>(cap);
+  return cap;
 }()};
+
+// The host's ladder's level at a rung no higher than its best.
+Isa at_rung(Isa host, int cap) {
+  if (rung(host) <= cap) return host;
+  if (cap <= 0) return Isa::kPortable;
+  return host == Isa::kAvx512 ? Isa::kAvx2 : host;  // cap 1 below AVX-512
+}
 
 }  // namespace
 
+bool isa_runs(Isa row, Isa best) {
+  if (row == Isa::kPortable) return true;
+  const bool arm_row = row == Isa::kNeon, arm_best = best == Isa::kNeon;
+  return best != Isa::kPortable && arm_row == arm_best && rung(row) <= rung(best);
+}
+
 Isa best_isa() {
   static const Isa host = host_isa();
-  const Isa cap = static_cast<Isa>(g_cap.load(std::memory_order_relaxed));
-  return cap < host ? cap : host;
+  return at_rung(host, g_cap.load(std::memory_order_relaxed));
 }
 
 const char *isa_name(Isa isa) {
-  return isa == Isa::kAvx512 ? "avx512" : isa == Isa::kAvx2 ? "avx2" : "portable";
+  switch (isa) {
+    case Isa::kAvx512:
+      return "avx512";
+    case Isa::kAvx2:
+      return "avx2";
+    case Isa::kNeon:
+      return "neon";
+    default:
+      return "portable";
+  }
 }
 
 bool set_isa_cap(const char *name) {
-  Isa cap;
+  int cap;
   if (!name || !parse(name, &cap)) return false;
-  g_cap.store(static_cast<int>(cap));
+  g_cap.store(cap);
   return true;
 }
 

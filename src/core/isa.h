@@ -8,20 +8,32 @@
 
 namespace poolgrad {
 
-// Each level includes the ones below it. kAvx512: AVX-512 F, BW, DQ, VL and BF16 (AMD Zen 4,
-// Intel Sapphire Rapids and later), on top of AVX2 and F16C.
-enum class Isa : uint8_t { kPortable = 0, kAvx2 = 1, kAvx512 = 2 };
+// Two ladders, each level including the ones below it, both starting at kPortable (code built
+// for the architecture's baseline). x86-64: kAvx2 (AVX2 and F16C), kAvx512 (AVX-512 F, BW, DQ,
+// VL and BF16: AMD Zen 4, Intel Sapphire Rapids and later). AArch64: kNeon (Advanced SIMD with
+// its float16 conversions, every ARMv8-A core: every Kunpeng).
+enum class Isa : uint8_t { kPortable = 0, kAvx2 = 1, kAvx512 = 2, kNeon = 3 };
 
 // Whether code for AVX2 and F16C may run under the plan's ISA.
 inline bool has_avx2(Isa isa) {
-  return isa >= Isa::kAvx2;
+  return isa == Isa::kAvx2 || isa == Isa::kAvx512;
 }
+// Whether the plan's ISA is AArch64's Advanced SIMD level (its rows' code is built only there).
+inline bool has_neon(Isa isa) {
+  return isa == Isa::kNeon;
+}
+// Whether a row written for `row` may run where best_isa() is `best`: a portable row anywhere, a
+// vector row on its own ladder at or below `best`.
+bool isa_runs(Isa row, Isa best);
 
-// The best ISA the host has, capped by POOLGRAD_CPU_CAPABILITY (read once: "default" = portable,
-// "avx2", "avx512") or poolgradSetCpuCapability.
+// The best ISA the host has, capped by POOLGRAD_CPU_CAPABILITY (read once) or
+// poolgradSetCpuCapability.
 Isa best_isa();
 const char *isa_name(Isa isa);
-// Caps best_isa(): "default", "avx2" or "avx512"; false for an unknown name (nothing changes).
+// Caps best_isa() by a level name: "default" (portable), "avx2", "avx512", "neon". A name caps
+// at its rung on either ladder, so one name means the same on both architectures: "avx2" or
+// "neon" = the first vector level (AVX2 on x86-64, NEON on AArch64), "avx512" = no cap. False for
+// an unknown name (nothing changes).
 bool set_isa_cap(const char *name);
 
 }  // namespace poolgrad

@@ -5,6 +5,10 @@
 #include <immintrin.h>
 #define POOLGRAD_X86 1
 #endif
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#define POOLGRAD_NEON 1
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -179,6 +183,56 @@ __attribute__((target("avx2"))) void stream_values_indices_avx2(aclDataType idt,
 
 #endif  // POOLGRAD_X86
 
+#ifdef POOLGRAD_NEON
+// AArch64's Advanced SIMD conversions. FCVTL / FCVTN convert 4 float16 values an instruction with
+// the bits of F16C's (round to nearest even under the default FPCR; a NaN made quiet, its payload
+// kept or its top kept), so the NEON rows give the x86 rows' bits (the checksum probe's cases).
+void f16_in_neon(const uint16_t *s, int64_t n, float *d) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const float16x8_t h = vreinterpretq_f16_u16(vld1q_u16(s + i));
+    vst1q_f32(d + i, vcvt_f32_f16(vget_low_f16(h)));
+    vst1q_f32(d + i + 4, vcvt_high_f32_f16(h));
+  }
+  for (; i < n; ++i) d[i] = half_to_float(s[i]);
+}
+
+// bfloat16 is the top half of a float32: a widening shift.
+void bf16_in_neon(const uint16_t *s, int64_t n, float *d) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint16x8_t h = vld1q_u16(s + i);
+    vst1q_u32(reinterpret_cast<uint32_t *>(d + i), vshll_n_u16(vget_low_u16(h), 16));
+    vst1q_u32(reinterpret_cast<uint32_t *>(d + i + 4), vshll_high_n_u16(h, 16));
+  }
+  for (; i < n; ++i) d[i] = bf16_to_float(s[i]);
+}
+
+// 4 floats as bfloat16 bits (float_to_bf16's rounding: to nearest even; a NaN quiet, its sign and
+// the top of its payload kept).
+inline uint16x4_t bf16_round4(float32x4_t v) {
+  const uint32x4_t u = vreinterpretq_u32_f32(v);
+  const uint32x4_t lsb = vandq_u32(vshrq_n_u32(u, 16), vdupq_n_u32(1));
+  const uint32x4_t rounded = vshrq_n_u32(vaddq_u32(vaddq_u32(u, vdupq_n_u32(0x7fff)), lsb), 16);
+  const uint32x4_t quiet = vorrq_u32(vshrq_n_u32(u, 16), vdupq_n_u32(0x40));
+  const uint32x4_t number = vceqq_f32(v, v);  // all ones where v is not NaN
+  return vmovn_u32(vbslq_u32(number, rounded, quiet));
+}
+
+template <int kind>  // 1 half, 2 bfloat16
+void h_out_neon(const float *s, uint16_t *d, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const float32x4_t a = vld1q_f32(s + i), b = vld1q_f32(s + i + 4);
+    if (kind == 1)
+      vst1q_u16(d + i, vreinterpretq_u16_f16(vcvt_high_f16_f32(vcvt_f16_f32(a), b)));
+    else
+      vst1q_u16(d + i, vcombine_u16(bf16_round4(a), bf16_round4(b)));
+  }
+  for (; i < n; ++i) d[i] = kind == 1 ? float_to_half(s[i]) : float_to_bf16(s[i]);
+}
+#endif  // POOLGRAD_NEON
+
 }  // namespace
 
 void index_row_out([[maybe_unused]] Isa isa, aclDataType idt, const int64_t *src, void *dst,
@@ -225,11 +279,19 @@ void row_to_f32([[maybe_unused]] Isa isa, aclDataType dtype, const void *src, in
     if (stride == 1 && has_avx2(isa))
       return f16_in_avx2(static_cast<const uint16_t *>(src), n, dst);
 #endif
+#ifdef POOLGRAD_NEON
+    if (stride == 1 && has_neon(isa))
+      return f16_in_neon(static_cast<const uint16_t *>(src), n, dst);
+#endif
     scalar_in<uint16_t>(src, stride, n, dst, half_to_float);
   } else {
 #ifdef POOLGRAD_X86
     if (stride == 1 && has_avx2(isa))
       return bf16_in_avx2(static_cast<const uint16_t *>(src), n, dst);
+#endif
+#ifdef POOLGRAD_NEON
+    if (stride == 1 && has_neon(isa))
+      return bf16_in_neon(static_cast<const uint16_t *>(src), n, dst);
 #endif
     scalar_in<uint16_t>(src, stride, n, dst, bf16_to_float);
   }
@@ -253,6 +315,15 @@ void row_from_f32([[maybe_unused]] Isa isa, aclDataType dtype, const float *src,
       h_out_avx2<1>(src, d, n, nontemporal);
     else
       h_out_avx2<2>(src, d, n, nontemporal);
+    return;
+  }
+#endif
+#ifdef POOLGRAD_NEON
+  if (stride == 1 && has_neon(isa)) {
+    if (dtype == ACL_FLOAT16)
+      h_out_neon<1>(src, d, n);
+    else
+      h_out_neon<2>(src, d, n);
     return;
   }
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Row conversion between the storage dtypes and float32: vectorised (AVX2 + F16C) when the plan's
-// ISA has AVX2 (has_avx2: kAvx2 or above), scalar otherwise.
+// Row conversion between the storage dtypes and float32: vectorised when the plan's ISA has AVX2
+// (AVX2 + F16C: has_avx2, kAvx2 or above) or NEON (FCVTL / FCVTN: has_neon), scalar otherwise.
 #pragma once
 
 #include <cstdint>

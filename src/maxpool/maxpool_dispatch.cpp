@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The max-pool dispatch tables, in order of preference (core/dispatch.h). Naming: the path, then
-// "/avx2" or "/avx512" for rows that run AVX2 or AVX-512 code.
+// "/avx2", "/avx512" or "/neon" for rows that run AVX2, AVX-512 or AArch64 NEON code (a NEON
+// row: its row conversions, and on AArch64 the vector code of vec.h).
 #include "maxpool_dispatch.h"
 
 namespace poolgrad {
@@ -46,8 +47,10 @@ bool mask_unit(const MaxPoolParams &p, const Strided4 &, const Strided4 &, const
 const KernelRow<MaxPoolForwardKernel> kForward[] = {
 //  device         dtype      index      layout         isa            name                          kernel: workspace, run, applies
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kAvx2,     "forward-channels-last/avx2", {maxpool_forward_cl_workspace, maxpool_forward_cl, fwd_cl}},
+    {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kNeon,     "forward-channels-last/neon", {maxpool_forward_cl_workspace, maxpool_forward_cl, fwd_cl}},
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kPortable, "forward-channels-last",      {maxpool_forward_cl_workspace, maxpool_forward_cl, fwd_cl}},
     {Device::kHost, kAnyDtype, kAnyDtype, kPlanes,       Isa::kAvx2,     "forward-planes/avx2",        {maxpool_forward_planes_workspace, maxpool_forward_planes}},
+    {Device::kHost, kAnyDtype, kAnyDtype, kPlanes,       Isa::kNeon,     "forward-planes/neon",        {maxpool_forward_planes_workspace, maxpool_forward_planes}},
     {Device::kHost, kAnyDtype, kAnyDtype, kPlanes,       Isa::kPortable, "forward-planes",             {maxpool_forward_planes_workspace, maxpool_forward_planes}},
 };
 
@@ -55,10 +58,12 @@ const KernelRow<MaxPoolBackwardKernel> kBackward[] = {
 //  device         dtype      index      layout              isa            name                                  kernel: workspace, run, applies
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLastGather, Isa::kAvx2,    "backward-channels-last-gather/avx2", {maxpool_backward_cl_gather_workspace, maxpool_backward_cl_gather, bwd_cl_gather}},
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast,      Isa::kAvx2,     "backward-channels-last/avx2",        {maxpool_backward_cl_workspace, maxpool_backward_cl, bwd_cl}},
+    {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast,      Isa::kNeon,     "backward-channels-last/neon",        {maxpool_backward_cl_workspace, maxpool_backward_cl, bwd_cl}},
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast,      Isa::kPortable, "backward-channels-last",             {maxpool_backward_cl_workspace, maxpool_backward_cl, bwd_cl}},
     {Device::kHost, kAnyDtype, kAnyDtype, kPlanesGather3,     Isa::kAvx512,   "backward-planes-gather3/avx512",     {maxpool_backward_gather3_workspace, maxpool_backward_gather3, bwd_gather3}},
     {Device::kHost, kAnyDtype, ACL_INT32, kPlanesGather,      Isa::kAvx2,     "backward-planes-gather/avx2",        {maxpool_backward_planes_workspace, maxpool_backward_gather, bwd_gather}},
     {Device::kHost, kAnyDtype, kAnyDtype, kPlanes,            Isa::kAvx2,     "backward-planes/avx2",               {maxpool_backward_planes_workspace, maxpool_backward_planes}},
+    {Device::kHost, kAnyDtype, kAnyDtype, kPlanes,            Isa::kNeon,     "backward-planes/neon",               {maxpool_backward_planes_workspace, maxpool_backward_planes}},
     {Device::kHost, kAnyDtype, kAnyDtype, kPlanes,            Isa::kPortable, "backward-planes",                    {maxpool_backward_planes_workspace, maxpool_backward_planes}},
 };
 

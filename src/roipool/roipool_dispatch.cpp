@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The RoI pooling dispatch tables, in order of preference (core/dispatch.h). Naming: the path,
-// then "/avx2" for rows that run AVX2 code.
+// then "/avx2" or "/neon" for rows that run AVX2 or NEON code (the NEON rows: row conversions).
 #include "roipool_dispatch.h"
 
 namespace poolgrad {
@@ -27,6 +27,7 @@ const KernelRow<RoiForwardKernel> kForward[] = {
 //  device         dtype      index      layout          isa            name                               kernel: workspace, run, applies
     {Device::kHost, kAnyDtype, ACL_INT32, kChannelBlocks, Isa::kAvx2,     "roi-forward-channel-blocks/avx2", {roi_forward_blocks_workspace, roi_forward_blocks, blocks}},
     {Device::kHost, kAnyDtype, ACL_INT32, kChannelMajor,  Isa::kAvx2,     "roi-forward-channel-major/avx2",  {roi_forward_channel_major_workspace, roi_forward_channel_major}},
+    {Device::kHost, kAnyDtype, ACL_INT32, kChannelMajor,  Isa::kNeon,     "roi-forward-channel-major/neon",  {roi_forward_channel_major_workspace, roi_forward_channel_major}},
     {Device::kHost, kAnyDtype, ACL_INT32, kChannelMajor,  Isa::kPortable, "roi-forward-channel-major",       {roi_forward_channel_major_workspace, roi_forward_channel_major}},
 };
 
@@ -36,6 +37,7 @@ const KernelRow<RoiBackwardKernel> kBackward[] = {
 //  device         dtype      index      layout     isa            name                                      kernel: workspace, run, applies
     {Device::kHost, kAnyDtype, ACL_INT32, kEmpty,    Isa::kPortable, "zero-fill",                              {roi_zero_fill_workspace, roi_zero_fill, empty}},
     {Device::kHost, kAnyDtype, ACL_INT32, kFlatRuns, Isa::kAvx2,     "roi-backward-batch-channel-blocks/avx2", {roi_backward_workspace, roipool_backward, flat}},
+    {Device::kHost, kAnyDtype, ACL_INT32, kFlatRuns, Isa::kNeon,     "roi-backward-batch-channel-blocks/neon", {roi_backward_workspace, roipool_backward, flat}},
     {Device::kHost, kAnyDtype, ACL_INT32, kFlatRuns, Isa::kPortable, "roi-backward-batch-channel-blocks",      {roi_backward_workspace, roipool_backward, flat}},
     {Device::kHost, kAnyDtype, ACL_INT32, kStrided,  Isa::kPortable, "roi-backward-strided",                   {roi_backward_workspace, roipool_backward}},
 };

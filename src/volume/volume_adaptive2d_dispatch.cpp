@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The adaptive max-pool forward table, in order of preference (core/dispatch.h). Naming: the path,
-// then "/avx2" for rows whose row conversions run AVX2 code.
+// then "/avx2" or "/neon" for rows whose row conversions run AVX2 or NEON code.
 #include "volume_adaptive2d_dispatch.h"
 
 #include "volume_adaptive2d_kernels.h"
@@ -17,6 +17,7 @@ const KernelRow<MaxPoolForwardKernel> kForward[] = {
 //  device         dtype       index     layout       isa            name                           kernel
     {Device::kHost, ACL_DOUBLE, ACL_INT64, kBinsDouble, Isa::kPortable, "adaptive-forward-bins-double", {adaptive_forward_double_workspace, adaptive_forward_double}},
     {Device::kHost, kAnyDtype,  ACL_INT64, kBins,       Isa::kAvx2,     "adaptive-forward-bins/avx2",   {adaptive_forward_workspace, adaptive_forward}},
+    {Device::kHost, kAnyDtype,  ACL_INT64, kBins,       Isa::kNeon,     "adaptive-forward-bins/neon",   {adaptive_forward_workspace, adaptive_forward}},
     {Device::kHost, kAnyDtype,  ACL_INT64, kBins,       Isa::kPortable, "adaptive-forward-bins",        {adaptive_forward_workspace, adaptive_forward}},
 };
 // clang-format on

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The volume tables, in order of preference (core/dispatch.h). Naming: the path, then "/avx2" for
-// rows whose vector code and row conversions run AVX2.
+// The volume tables, in order of preference (core/dispatch.h). Naming: the path, then "/avx2" or
+// "/neon" for rows whose vector code and row conversions run AVX2 or AArch64 NEON.
 #include "volume_dispatch.h"
 
 namespace poolgrad {
@@ -13,12 +13,14 @@ enum Layout { kVolumes };
 const KernelRow<VolumeForwardKernel> kForward[] = {
 //  device         dtype      index      layout    isa            name                   kernel
     {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kAvx2,     "volume-forward/avx2", {volume_forward_workspace, volume_forward}},
+    {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kNeon,     "volume-forward/neon", {volume_forward_workspace, volume_forward}},
     {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kPortable, "volume-forward",      {volume_forward_workspace, volume_forward}},
 };
 
 const KernelRow<VolumeBackwardKernel> kBackward[] = {
 //  device         dtype      index      layout    isa            name                    kernel
     {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kAvx2,     "volume-backward/avx2", {volume_backward_workspace, volume_backward}},
+    {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kNeon,     "volume-backward/neon", {volume_backward_workspace, volume_backward}},
     {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kPortable, "volume-backward",      {volume_backward_workspace, volume_backward}},
 };
 // clang-format on
