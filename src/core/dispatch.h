@@ -41,8 +41,7 @@ const Row &choose_kernel(const Row (&table)[N], Device device, Isa best, const P
                          const Views &...views) {
   for (const Row &r : table)
     if (r.device == device && (r.dtype == kAnyDtype || r.dtype == p.dtype) &&
-        (r.index_dtype == kAnyDtype || r.index_dtype == p.index_dtype) &&
-        isa_runs(r.isa, best) &&
+        (r.index_dtype == kAnyDtype || r.index_dtype == p.index_dtype) && isa_runs(r.isa, best) &&
         (!r.kernel.applies || r.kernel.applies(p, views...)))
       return r;
   std::abort();
