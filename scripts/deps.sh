@@ -9,6 +9,10 @@ command -v g++ >/dev/null || need+=(g++)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev libgmock-dev)
 [ -f /usr/include/benchmark/benchmark.h ] || need+=(libbenchmark-dev)
 command -v clang-format >/dev/null || need+=(clang-format)
+# Google Highway's headers (used for every architecture: the cross-build reads the same headers).
+# Not libhwy-dev:arm64: it brings Debian's own libc6:arm64 into /lib/aarch64-linux-gnu, whose
+# mix with the cross toolchain's loader under qemu-aarch64 -L hangs threaded tests.
+[ -f /usr/include/hwy/highway.h ] || need+=(libhwy-dev)
 # aarch64: the cross toolchain, the emulator and GoogleTest for arm64 (multiarch).
 command -v aarch64-linux-gnu-g++ >/dev/null || need+=(g++-aarch64-linux-gnu)
 command -v qemu-aarch64 >/dev/null || need+=(qemu-user)

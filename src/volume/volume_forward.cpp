@@ -2,9 +2,10 @@
 // The volume forward (3-D max pooling and adaptive max pooling, 2-D and 3-D).
 //
 // Per (n, c) volume and output row (od, oh), two steps:
-//  A. the window's (d, h) input rows are combined column by column, 8 columns at a time with
-//     vector compares and blends, in (d, h) order: each column keeps its maximum and the ordinal
-//     m of the row it came from (first maximum, last NaN, as a sequential scan does);
+//  A. the window's (d, h) input rows are combined column by column, a vector of columns at a time
+//     with compares and blends (volume_combine.cpp, Highway), in (d, h) order: each column keeps
+//     its maximum and the ordinal m of the row it came from (first maximum, last NaN, as a
+//     sequential scan does);
 //  B. each output column combines the columns of its W window. Scanning in (d, h, w) order
 //     means: among equal maxima the smallest (m, w) wins, among NaNs the largest, NaN beats any
 //     number; B applies that rule directly (reduce_window), so A's column-first order gives
@@ -16,7 +17,7 @@
 
 #include "../core/prefetch.h"
 #include "../core/simd.h"
-#include "../core/vec.h"
+#include "volume_combine.h"
 #include "volume_kernels.h"
 
 namespace poolgrad {
@@ -69,63 +70,6 @@ int64_t part_bytes(const VolumeParams &p, bool in_place) {
     Scratch s;
     layout(a, p, in_place, &s);
   });
-}
-
-// Step A over columns [0, W) for the window's rows rows[m], m < taps (in (d, h) order): 16
-// columns at a time, their maxima and ordinals held in registers across the rows.
-POOLGRAD_BODY void combine_rows(const float *const *rows, int32_t taps, int64_t W, float *best,
-                                int32_t *tap) {
-  int64_t w = 0;
-  for (; w + 16 <= W; w += 16) {
-    f8 b0, b1;
-    i8 t0 = i8{}, t1 = i8{};
-    LOADF8(b0, rows[0] + w);
-    LOADF8(b1, rows[0] + w + 8);
-    for (int32_t m = 1; m < taps; ++m) {
-      f8 v0, v1;
-      LOADF8(v0, rows[m] + w);
-      LOADF8(v1, rows[m] + w + 8);
-      const i8 k0 = (v0 > b0) | (v0 != v0), k1 = (v1 > b1) | (v1 != v1);
-      const i8 mv = i8{} + m;
-      b0 = k0 ? v0 : b0;
-      t0 = k0 ? mv : t0;
-      b1 = k1 ? v1 : b1;
-      t1 = k1 ? mv : t1;
-    }
-    std::memcpy(best + w, &b0, sizeof b0);
-    std::memcpy(best + w + 8, &b1, sizeof b1);
-    std::memcpy(tap + w, &t0, sizeof t0);
-    std::memcpy(tap + w + 8, &t1, sizeof t1);
-  }
-  // Then 8 columns at a time, the last block overlapping the one before when W is not a
-  // multiple of 8 (a column's result does not depend on its neighbours).
-  for (; w < W && W >= 8; w += 8) {
-    if (w + 8 > W) w = W - 8;
-    f8 b;
-    i8 t = i8{};
-    LOADF8(b, rows[0] + w);
-    for (int32_t m = 1; m < taps; ++m) {
-      f8 v;
-      LOADF8(v, rows[m] + w);
-      const i8 k = (v > b) | (v != v);
-      b = k ? v : b;
-      t = k ? (i8{} + m) : t;
-    }
-    std::memcpy(best + w, &b, sizeof b);
-    std::memcpy(tap + w, &t, sizeof t);
-  }
-  for (; w < W; ++w) {
-    float b = rows[0][w];
-    int32_t t = 0;
-    for (int32_t m = 1; m < taps; ++m) {
-      const float v = rows[m][w];
-      const bool k = (v > b) | (v != v);
-      b = k ? v : b;
-      t = k ? m : t;
-    }
-    best[w] = b;
-    tap[w] = t;
-  }
 }
 
 // Step B over one window's columns w0 + q*sw, q < cw, in two branch-free passes (which column
@@ -189,9 +133,10 @@ void scan_window(RowFn rows, int64_t taps, int64_t w0, int64_t cw, int64_t sw, f
   *w_out = bw;
 }
 
-POOLGRAD_BODY void forward_range_body(const VolumeParams &p, const Strided5 &x, const Strided5 &out,
-                                      const Strided5 &idx, int64_t b, int64_t e, Arena arena) {
+void forward_range(const VolumeParams &p, const Strided5 &x, const Strided5 &out,
+                   const Strided5 &idx, int64_t b, int64_t e, Arena arena) {
   const bool in_place = rows_in_place(p, x);
+  const CombineRows combine = combine_rows_for(p.isa);
   Scratch s;
   layout(arena, p, in_place, &s);
   const int64_t D = p.ax[0].in, H = p.ax[1].in, W = p.ax[2].in;
@@ -234,7 +179,7 @@ POOLGRAD_BODY void forward_range_body(const VolumeParams &p, const Strided5 &x, 
               s.rows[m] = row(fd + i * sd, fh + j * sh);
               s.flat[m] = ((fd + i * sd) * H + fh + j * sh) * W;
             }
-          combine_rows(s.rows, static_cast<int32_t>(taps), W, s.best, s.tap);
+          combine(s.rows, static_cast<int32_t>(taps), W, s.best, s.tap);
         }
         for (int64_t ow = 0; ow < wout; ++ow) {
           const int64_t w0 = fst[2][ow], cw = cnt[2][ow], sw = stp[2][ow];
@@ -270,11 +215,6 @@ POOLGRAD_BODY void forward_range_body(const VolumeParams &p, const Strided5 &x, 
       }
   }
 }
-
-POOLGRAD_FOR_ISA(forward_range,
-                 (const VolumeParams &p, const Strided5 &x, const Strided5 &out,
-                  const Strided5 &idx, int64_t b, int64_t e, Arena arena),
-                 (p, x, out, idx, b, e, arena))
 
 }  // namespace
 
