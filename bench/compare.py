@@ -6,6 +6,7 @@ Writes docs/performance.json, docs/performance.md and docs/performance.png.
 Usage: .venv/bin/python bench/compare.py --build build [--threads 1 2] [--only ID ...] [--reps 10]
 """
 import argparse
+import platform
 import ctypes
 import json
 import os
@@ -454,7 +455,12 @@ def render(results, bws, probes, out_md, out_png):
              "both sides sample the same stretch of this VM's drift), and each figure the fastest of "
              f"{PASSES} passes over all rows (this VM's slow stretches outlast one row's blocks); `ratio` is peer time / poolgrad time (phase 2 only: the kernel); `call ms` "
              "is phase 1 + phase 2. `roof` is achieved GB/s over the copy bandwidth measured in the "
-             "same run with the same thread count (below).", ""]
+             "same run with the same thread count (below).", "",
+             f"Host: {platform.machine()}, ISA level: "
+             f"{os.environ.get('POOLGRAD_CPU_CAPABILITY') or 'the best the host has'}. No aarch64 host has run "
+             "this report yet: what each kernel's NEON path does per output (vector width, loads and "
+             "stores) and its expected ratio to the portable path are in docs/aarch64.md, and "
+             "`bash scripts/bench.sh` writes this report there unchanged.", ""]
     lines.append("Copy bandwidth (the median of the probes taken before each row, each the best of 10 copies of "
                  "256 MB; their range in brackets): " + ", ".join(
                      f"{t} thread(s) {bw:.1f} GB/s ({min(probes.get(t, [bw])):.1f}-{max(probes.get(t, [bw])):.1f}, "
