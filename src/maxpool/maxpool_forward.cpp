@@ -5,7 +5,8 @@
 // to phase j % sW) in one pass, so that for every tap the window starts of consecutive outputs are
 // consecutive floats: the interior of each output row is computed 8 outputs at a time with
 // vector compares and blends, the borders by scalar code, both from the split plane. Channels-last
-// views (channel stride 1) vectorise across channels instead.
+// views (channel stride 1) vectorise across channels instead (the scan in maxpool_scan.cpp,
+// Highway code).
 //
 // Why one file of about 800 lines: the two paths share the plane split, the key rows (16-bit
 // keys for half types), the border code and the workspace layout, and each is one pass over the
@@ -21,6 +22,7 @@
 #include "../core/vec.h"
 #include "maxpool_common.h"
 #include "maxpool_forward_keys.h"
+#include "maxpool_scan.h"
 
 namespace poolgrad {
 
@@ -589,24 +591,6 @@ void fwd_cl_layout(Arena &a, const MaxPoolParams &p, bool direct, FwdClScratch *
   s->nan_row = a.take<bool>(p.h);
 }
 
-// Channels [0, c_end) (a multiple of 8) of one output position, 8 at a time over its taps.
-template <bool kNoNan>
-POOLGRAD_BODY void scan_channels(const float *const *tap_src, const uint32_t *tap_index,
-                                 int64_t taps, int64_t c_end, float *best, int64_t *bidx) {
-  for (int64_t c = 0; c < c_end; c += 8) {
-    f8 bb;
-    LOADF8(bb, tap_src[0] + c);
-    u8 bi = u8{} + tap_index[0];
-    for (int64_t t = 1; t < taps; ++t) {
-      f8 v;
-      LOADF8(v, tap_src[t] + c);
-      scan_step<kNoNan>(bb, bi, v, u8{} + tap_index[t]);
-    }
-    std::memcpy(best + c, &bb, sizeof bb);
-    store_widened(bidx + c, bi);
-  }
-}
-
 // Outputs larger than the caches are written with streaming stores where each item's row is
 // whole cache lines (as the plane forward does with planes).
 bool fwd_cl_streams(const MaxPoolParams &p, const Strided4 &out, const Strided4 &idx) {
@@ -628,6 +612,9 @@ POOLGRAD_BODY void forward_cl_range_body(const MaxPoolParams &p, const Strided4 
   // was 17% of the kernel's samples (resnet-stem-nhwc, best of 6 alternating runs: 2 threads
   // 6.15 -> 5.76 ms, 1 thread 12.1 -> 11.1). 16-bit dtypes keep the row write-out (conversion).
   const bool each = nt && has_avx2(p.isa) && p.dtype == ACL_FLOAT && C % 8 == 0;
+  // The scan (maxpool_scan.cpp): with and without its NaN test.
+  const ScanChannels scan_clean = scan_channels_for(p.isa, true),
+                     scan_any = scan_channels_for(p.isa, false);
   FwdClScratch s;
   fwd_cl_layout(scratch, p, f32, &s);
   const bool small = p.h * p.w <= INT32_MAX;
@@ -698,10 +685,7 @@ POOLGRAD_BODY void forward_cl_range_body(const MaxPoolParams &p, const Strided4 
         // 8 channels at a time over the taps, the first tap initialising (larger, or NaN, replaces:
         // the first maximum wins, the last NaN wins).
         const int64_t c8 = small ? C / 8 * 8 : 0;
-        if (no_nan)
-          scan_channels<true>(s.tap_src, s.tap_index, taps, c8, best, bidx);
-        else
-          scan_channels<false>(s.tap_src, s.tap_index, taps, c8, best, bidx);
+        (no_nan ? scan_clean : scan_any)(s.tap_src, s.tap_index, taps, c8, best, bidx);
         int64_t c = c8;
         // The remaining channels one at a time (and planes too large for 32-bit vector indices).
         for (; c < C; ++c) {
