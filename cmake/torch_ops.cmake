@@ -3,12 +3,20 @@
 # torch_autograd.cpp), built when the Python that builds the package can import torch, against that
 # torch's headers and libraries. A C++ extension is tied to the torch it was built with (its ABI), as
 # torchvision's is: the torch version goes into _torch_build.py, and poolgrad/ops.py refuses to load
-# the library under another one. Without torch at build time the package has no torch ops
-# (pip install --no-build-isolation . with torch installed builds them; docs/pytorch.md).
-execute_process(
-  COMMAND "${Python_EXECUTABLE}" -c
-    "import os, torch; print(torch.__version__); print(os.path.dirname(torch.__file__)); print(int(torch.compiled_with_cxx11_abi()))"
+# the library under another one. Without torch at build time the package has no torch ops.
+#
+# Which torch: the one the building Python imports; failing that, the one of the environment being
+# installed into, seen through Python's isolated mode (-I). pip's build isolation hides the
+# environment's site-packages with a sitecustomize on PYTHONPATH, and -I ignores PYTHONPATH, so a
+# plain `pip install .` in an environment that has torch builds against that torch (docs/pytorch.md).
+set(_torch_probe
+  "import os, torch; print(torch.__version__); print(os.path.dirname(torch.__file__)); print(int(torch.compiled_with_cxx11_abi()))")
+execute_process(COMMAND "${Python_EXECUTABLE}" -c "${_torch_probe}"
   OUTPUT_VARIABLE _torch_info OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _torch_rc)
+if(NOT _torch_rc EQUAL 0)
+  execute_process(COMMAND "${Python_EXECUTABLE}" -I -c "${_torch_probe}"
+    OUTPUT_VARIABLE _torch_info OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE _torch_rc)
+endif()
 if(NOT _torch_rc EQUAL 0)
   message(STATUS "poolgrad: torch is not importable by ${Python_EXECUTABLE}: no torch ops in this build")
   set(POOLGRAD_TORCH_VERSION "")

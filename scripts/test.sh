@@ -3,7 +3,8 @@
 # Runs every test: clang-format, the C++ suite (Release), the same suite under AddressSanitizer +
 # UndefinedBehaviorSanitizer and under ThreadSanitizer, the suite cross-built for aarch64 under
 # qemu (scripts/test-aarch64.sh), the examples under valgrind, every CMake
-# option combination configured, and the Python package's pytest suite. Fuzzing is scripts/fuzz.sh.
+# option combination configured, and the Python package (its wheel built in one step from a fresh
+# venv, installed there, the pytest suite run against it). Fuzzing is scripts/fuzz.sh.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/deps.sh"
@@ -52,27 +53,35 @@ if command -v valgrind >/dev/null; then
   done
 fi
 
-echo "== Python package (pip install . into .venv, then pytest)"
+echo "== Python package: the wheel as a plain pip install . builds it, installed into a fresh venv, pytest there"
 bash "$root/scripts/venv.sh"
 bash "$root/scripts/check-configure.sh"
-# The build folder is kept outside the package sources (pip install also works from a read-only
-# tree, in a temporary folder) but reused here between runs.
-"$root/.venv/bin/pip" install --quiet --no-build-isolation -C build-dir="$root/build-py/{wheel_tag}" "$root"
-(cd "$root/python/tests" && PATH="$root/.venv/bin:$PATH" "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider .)
-
-echo "== The wheel, built from a read-only copy of the tracked sources"
-ro=$(mktemp -d)
-trap 'chmod -R u+w "$ro"; rm -rf "$ro"' EXIT
-(cd "$root" && git ls-files -z | xargs -0 cp --parents -t "$ro")
-chmod -R a-w "$ro"
-"$root/.venv/bin/pip" wheel --quiet --no-build-isolation --no-deps "$ro" -w "$ro.whl"
-"$root/.venv/bin/python" - "$ro.whl" <<'PY'
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# A fresh venv that sees .venv's packages (torch, the test tools) but not a poolgrad installed
+# there: a folder of links to everything else, on the new venv's path through a .pth file.
+python3 -m venv "$tmp/venv"
+site() { "$1" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])"; }
+mkdir "$tmp/deps"
+for e in "$(site "$root/.venv/bin/python")"/*; do
+  case "$(basename "$e")" in poolgrad* | *.pth | pip | pip-* | _distutils_hack | setuptools*) ;; *) ln -s "$e" "$tmp/deps/" ;; esac
+done
+echo "$tmp/deps" >"$(site "$tmp/venv/bin/python")/poolgrad-test-deps.pth"
+# The fresh venv's own pip builds the wheel in an isolated environment (what `pip install .` does)
+# from a read-only copy; the torch ops must find the venv's torch all the same (cmake/torch_ops.cmake).
+bash "$root/scripts/wheel.sh" "$tmp/dist" "$tmp/venv/bin/python"
+CC=false CXX=false "$tmp/venv/bin/pip" install --quiet --no-index --no-deps "$tmp"/dist/*.whl  # no compiler
+"$tmp/venv/bin/python" - "$tmp/dist" "$tmp/venv" <<'PY'
 import pathlib, sys, zipfile
+import poolgrad, poolgrad.torch  # the torch ops load: built against this torch, in one step
+assert pathlib.Path(poolgrad.__file__).is_relative_to(sys.argv[2]), poolgrad.__file__
 names = [n for w in pathlib.Path(sys.argv[1]).glob("*.whl") for n in zipfile.ZipFile(w).namelist()]
 libs = [n for n in names if "libpoolgrad" in n]
 assert libs == ["poolgrad/libpoolgrad.so"], libs
+assert "poolgrad/_torch_ops.so" in names, names
+assert not [n for n in names if "libtorch" in n or "libc10" in n], names  # the installed torch's
 assert not [n for n in names if n.endswith((".cpp", ".h"))], names
 assert "poolgrad/py.typed" in names and "poolgrad/_ext.pyi" in names, names
-print("wheel: one libpoolgrad.so, no sources, typed")
+print("wheel: manylinux, torch ops built in one step, one libpoolgrad.so, no sources, typed")
 PY
-rm -rf "$ro.whl"
+(cd "$root/python/tests" && PATH="$tmp/venv/bin:$PATH" "$tmp/venv/bin/python" -m pytest -q -p no:cacheprovider .)

@@ -31,10 +31,10 @@ def _load():
     built = _torch_build.TORCH_VERSION
     if not built:
         raise ImportError("poolgrad was built without PyTorch, so it has no torch ops: install torch, then "
-                          "reinstall poolgrad with `pip install --no-build-isolation .` (docs/pytorch.md)")
+                          "reinstall poolgrad (`pip install .` in the environment that has torch; docs/pytorch.md)")
     if built != torch.__version__:
         raise ImportError(f"poolgrad's torch ops were built against torch {built}, but torch {torch.__version__} "
-                          "is installed: reinstall poolgrad with `pip install --no-build-isolation .` "
+                          "is installed: reinstall poolgrad with `pip install .` "
                           "(a C++ extension is tied to the torch it was built with)")
     torch.ops.load_library(os.path.join(os.path.dirname(__file__), "_torch_ops.so"))
 
