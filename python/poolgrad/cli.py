@@ -150,9 +150,7 @@ def _print_verdict(v: standards.Verdict, actual, golden) -> None:
     if integers:  # values compare exactly: float metrics say nothing
         print(f"  mismatches {m.get('mismatches', 0)} of {m['elements']}")
     else:
-        print("  " + ", ".join(f"{k.replace('_', ' ')} {_num(m[k])}" for k in (
-            "max_abs_error", "max_rel_error", "mere", "mare", "rmse", "cosine_similarity", "error_ratio",
-            "nan_inf_mismatches")))
+        print("  " + ", ".join(f"{k.replace('_', ' ')} {_num(m[k])}" for k in suite.REPORT_METRICS))
         extra = [k for k in m if k not in suite.REPORT_METRICS and k != "elements"]
         if extra:
             print("  " + ", ".join(f"{k.replace('_', ' ')} {_num(m[k])}" for k in extra))
@@ -322,7 +320,8 @@ def parser() -> argparse.ArgumentParser:
                         "and write a JSON and a Markdown report")
     c.add_argument("--standard", choices=standards.STANDARDS, default=None,
                    help="mixed (floating outputs' default), binary (integer outputs' default, and always "
-                        "for them in a suite), experimental (MERE/MARE), dual (against --third-party)")
+                        "for them in a suite), experimental (MERE/MARE), dual (against --third-party), ulp "
+                        "(msprobe's ULP standard: float16/bfloat16/float32)")
     c.add_argument("--third-party", help="dual: the third party's result (with --suite: its directory)")
     c.add_argument("--level", choices=list(standards.LEVELS), default="L1",
                    help="dual: the ratio limits (L0 10/2/2, L1 5/1.5/1.5, L2 2/1.2/1.2; default L1)")

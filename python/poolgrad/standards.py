@@ -13,6 +13,15 @@ float64 from the arrays as stored.
   experimental  MERE < T and MARE < 10 T, relative error |a - g| / (|g| + 1e-7)
   dual          the device's MARE, MERE and RMSE against a third-party result's, as ratios within
                 the L0/L1/L2 limits, plus the small-value error-count rule
+
+Beside them, the metrics and the ULP standard Ascend users read in MindStudio's msprobe (its API
+accuracy checker and comparator; docs/golden.md says where each rule is from):
+
+  one_thousandth_ratio, five_thousandths_ratio   fractions of elements whose relative error is
+                below 0.001 / 0.005 (every floating output's metrics)
+  ulp           ULP errors |a - g| / ulp(g) at the dtype's precision: float16 and bfloat16 pass
+                when fewer than 0.1% of elements exceed 1 ULP; float32 when the mean is below 64
+                ULP or fewer than 5% exceed 32 ULP
 """
 from __future__ import annotations
 
@@ -21,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-STANDARDS = ("mixed", "binary", "experimental", "dual")
+STANDARDS = ("mixed", "binary", "experimental", "dual", "ulp")
 FLOAT_DTYPES = ("float16", "bfloat16", "float32")
 FALLBACK = "float32"  # other floating dtypes (float64) are judged at float32's thresholds
 
@@ -39,6 +48,11 @@ LEVELS = {"L0": (10.0, 2.0, 2.0), "L1": (5.0, 1.5, 1.5), "L2": (2.0, 1.2, 1.2)}
 SMALL_VALUE = {"float16": (2.0**-11, 2.0**-16), "bfloat16": (2.0**-8, 2.0**-16),
                "float32": (2.0**-14, 2.0**-30)}
 SMALL_COUNT_RATIO = 2.0
+# msprobe: the relative-error thresholds of its two ratios, and the ULP standard's per-dtype
+# (ULPs an element may be off, largest fraction beyond that, mean-ULP limit or None).
+THOUSANDTHS = {"one_thousandth_ratio": 0.001, "five_thousandths_ratio": 0.005}
+ULP_STANDARD = {"float16": (1.0, 0.001, None), "bfloat16": (1.0, 0.001, None),
+                "float32": (32.0, 0.05, 64.0)}
 # Significand bits and smallest normal exponent, for ulp(): float16, bfloat16, float32.
 _BITS = {"float16": (10, -14), "bfloat16": (7, -126), "float32": (23, -126)}
 FIRST = 10  # positions listed per verdict
@@ -127,7 +141,7 @@ def metrics(actual, golden, name: str) -> dict:
         cosine = 0.0
     else:
         cosine = float(np.sum(af * gf) / (na * ng))
-    return {
+    out = {
         "elements": int(n),
         "max_abs_error": float(err.max()) if err.size else 0.0,
         "max_rel_error": float(rel.max()) if rel.size else 0.0,
@@ -138,6 +152,65 @@ def metrics(actual, golden, name: str) -> dict:
         "error_ratio": outside / n if n else 0.0,
         "nan_inf_mismatches": int(special_mismatch.sum()),
     }
+    if not is_integer(name):
+        out.update(thousandths(actual, golden))
+    return out
+
+
+def thousandths(actual, golden) -> dict:
+    """msprobe's one-thousandth and five-thousandths error ratios: the fraction of all elements
+    whose relative error |a - g| / |g| is below 0.001 (0.005). Where the golden is 0, both values
+    are raised by the machine epsilon of the arrays' common precision (float32 for the 16-bit
+    dtypes) before dividing, as msprobe does; a NaN anywhere counts as outside."""
+    a, g = np.asarray(actual), np.asarray(golden)
+    eps = float(np.finfo(np.result_type(_f64_kind(a), _f64_kind(g), np.float32)).eps)
+    a, g = _f64(a), _f64(g)
+    zero = g == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.abs((a + eps * zero) - (g + eps * zero)) / np.abs(g + eps * zero)
+    n = rel.size
+    return {k: float(np.count_nonzero(rel < t)) / n if n else 1.0 for k, t in THOUSANDTHS.items()}
+
+
+def _f64_kind(a: np.ndarray):
+    """The dtype whose precision msprobe computes a relative error in: the array's own when it
+    is a NumPy floating type, float32 for bfloat16 (ml_dtypes) and integers."""
+    return a.dtype if a.dtype in (np.float16, np.float32, np.float64) else np.float32
+
+
+def ulp_errors(actual, golden, name: str) -> np.ndarray:
+    """|a - g| in ULPs of dtype `name` at g, as msprobe measures them: the ULP is that of g's
+    binade (floor(log2 |g|), at least the smallest normal exponent), and of 1.0 where g is 0."""
+    a, g = _f64(actual), _f64(golden)
+    mant, emin = _BITS.get(name, _BITS[FALLBACK])
+    with np.errstate(divide="ignore"):
+        eb = np.where(g == 0, 0.0, np.floor(np.log2(np.abs(np.where(g == 0, 1.0, g)))))
+    return np.abs(a - g) * np.exp2(mant - np.maximum(eb, emin))
+
+
+def ulp_standard(actual, golden, name: str) -> Verdict:
+    if name not in ULP_STANDARD:
+        raise ValueError(f"ulp: supports {', '.join(FLOAT_DTYPES)}, not {name}")
+    beyond_ulps, max_fraction, mean_limit = ULP_STANDARD[name]
+    a, g = _f64(actual), _f64(golden)
+    m = metrics(actual, golden, name)
+    finite = np.isfinite(a) & np.isfinite(g)
+    errs = ulp_errors(a[finite], g[finite], name)
+    over = np.zeros(a.shape, bool)
+    over[finite] = errs > beyond_ulps
+    n = a.size
+    fraction = float(np.count_nonzero(over)) / n if n else 0.0
+    mean = float(errs.mean()) if errs.size else 0.0
+    m.update(max_ulp_error=float(errs.max()) if errs.size else 0.0, mean_ulp_error=mean,
+             ulp_error_proportion=fraction, ulp_threshold=beyond_ulps, ulp_proportion_limit=max_fraction)
+    reasons = []
+    if m["nan_inf_mismatches"]:
+        reasons.append(f"{m['nan_inf_mismatches']} NaN/inf mismatches")
+    elif not (fraction < max_fraction or (mean_limit is not None and mean < mean_limit)):
+        reasons.append(f"{fraction:.6g} of elements beyond {beyond_ulps:g} ULP (limit {max_fraction:g})"
+                       + (f" and mean ULP error {mean:.6g} >= {mean_limit:g}" if mean_limit else ""))
+    bad = over | (~finite & ~_same_special(a, g))
+    return Verdict("ulp", name, not reasons, m, "; ".join(reasons), _first(bad))
 
 
 def mixed(actual, golden, name: str, rtol: float | None = None, atol: float | None = None,
@@ -283,6 +356,8 @@ def judge(actual, golden, standard: str | None = None, third=None, level: str = 
         return mixed(a, g, name, rtol, atol, cap)
     if standard == "experimental":
         return experimental(a, g, name)
+    if standard == "ulp":
+        return ulp_standard(a, g, name)
     if third is None:
         raise ValueError("the dual standard needs the third party's result")
     b = np.asarray(third)

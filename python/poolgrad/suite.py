@@ -490,7 +490,7 @@ def _num(v) -> str:
 
 
 REPORT_METRICS = ("max_abs_error", "max_rel_error", "mere", "mare", "rmse", "cosine_similarity",
-                  "error_ratio", "nan_inf_mismatches")
+                  "error_ratio", "nan_inf_mismatches", "one_thousandth_ratio", "five_thousandths_ratio")
 
 
 def write_report(results: list, prefix: str, title: str = "poolgrad golden comparison") -> tuple:

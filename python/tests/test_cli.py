@@ -84,6 +84,16 @@ def test_golden_max_pool_npy_and_bin(tmp_path):
     r = run("compare", str(tmp_path / "gx2.npy"), f"{tmp_path / 'b' / 'grad_input.bin'}:float16:2,3,9,9",
             "--atol", "1.5", "--error-cap", "1.5")
     assert r.returncode == 0
+    # msprobe's metrics printed with CANN's; its ULP standard: one element of 486 beyond 1 ULP
+    # is 0.2%, over msprobe's 0.1% for float16
+    r = run("compare", str(tmp_path / "gx2.npy"), f"{tmp_path / 'b' / 'grad_input.bin'}:float16:2,3,9,9",
+            "--standard", "ulp", "--json")
+    v = json.loads(r.stdout)
+    assert r.returncode == 1 and v["standard"] == "ulp" and "beyond 1 ULP" in v["reason"]
+    assert v["metrics"]["ulp_error_proportion"] == 1 / gx.size
+    assert v["metrics"]["one_thousandth_ratio"] == (gx.size - 1) / gx.size
+    r = run("compare", str(tmp_path / "gx2.npy"), f"{tmp_path / 'b' / 'grad_input.bin'}:float16:2,3,9,9")
+    assert "one thousandth ratio" in r.stdout and "five thousandths ratio" in r.stdout
 
 
 def test_golden_roi_pool_and_backward(tmp_path):

@@ -291,3 +291,107 @@ def test_default_standard_follows_the_output_dtype():
     for name, std in (("int64", "binary"), ("int32", "binary"), ("int8", "binary"), ("float16", "mixed"),
                       ("bfloat16", "mixed"), ("float32", "mixed")):
         assert S.default_standard(name) == std
+
+
+# ---- msprobe's metrics and ULP standard -----------------------------------------------------------
+# The thresholds written here from msprobe's documented rules: ratios of relative errors below
+# 0.001 / 0.005; ULP errors over 1 (float16, bfloat16) or 32 (float32); pass below 0.1% / 5%,
+# or float32's mean under 64 ULP.
+@pytest.mark.parametrize("dt", DTYPES)
+def test_thousandths_count_relative_errors_below_the_thresholds(dt):
+    g = exact([1.0, 2.0, 4.0, 8.0], dt)
+    a = g.astype(np.float64) * np.array([1.0, 1 + 2**-7, 1 + 2**-10 * 3, 1.0])  # rel 0, 1/128, ~0.003, 0
+    a = a.astype(DT[dt])
+    rel = [abs(float(x) - float(y)) / abs(float(y)) for x, y in zip(a.astype(np.float64), g.astype(np.float64))]
+    m = S.metrics(a, g, dt)
+    assert m["one_thousandth_ratio"] == sum(r < 0.001 for r in rel) / 4
+    assert m["five_thousandths_ratio"] == sum(r < 0.005 for r in rel) / 4
+
+
+def test_thousandths_treat_a_zero_golden_with_epsilon_and_nan_as_outside():
+    g = np.array([0.0, 0.0, 1.0, 1.0], np.float32)
+    a = np.array([0.0, 1e-3, np.nan, 1.0], np.float32)
+    m = S.metrics(a, g, "float32")
+    # 0 vs 0: relative error 0; 1e-3 vs 0: 1e-3 / eps, far outside; NaN outside; exact inside.
+    assert m["one_thousandth_ratio"] == 0.5 and m["five_thousandths_ratio"] == 0.5
+    assert "one_thousandth_ratio" not in S.metrics(np.arange(3), np.arange(3), "int64")
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_ulp_errors_are_in_units_of_the_goldens_binade(dt):
+    g = exact([1.0, 1.5, -3.0, 0.0], dt)
+    a = arr([1.0 + 2 * ULP1[dt], 1.5, -3.0 - 2 * ULP1[dt], 0.0], dt)
+    e = S.ulp_errors(a, g, dt)
+    assert list(e) == [2.0, 0.0, 1.0, 0.0]  # -3 lies in [2, 4): its ULP is twice 1.0's
+
+
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_ulp_standard_16_bit_passes_below_one_in_a_thousand_beyond_1_ulp(dt):
+    g = np.ones(2000, np.float64)
+    a = g.copy()
+    a[:1] += 2 * ULP1[dt]  # 1 of 2000 beyond 1 ULP: 0.0005 < 0.001
+    v = S.judge(a.astype(DT[dt]), g.astype(DT[dt]), "ulp")
+    assert v.passed and v.metrics["ulp_error_proportion"] == 0.0005 and v.metrics["max_ulp_error"] == 2.0
+    a[:2] += 2 * ULP1[dt]  # 2 of 2000: 0.001, not below the limit
+    v = S.judge(a.astype(DT[dt]), g.astype(DT[dt]), "ulp")
+    assert not v.passed and "beyond 1 ULP" in v.reason and v.first[0] == (0,)
+    a[:] = 1.0  # exactly 1 ULP off everywhere: not beyond
+    a[:] += ULP1[dt]
+    assert S.judge(a.astype(DT[dt]), g.astype(DT[dt]), "ulp").passed
+
+
+def test_ulp_standard_float32_passes_on_the_mean_or_the_proportion():
+    g = np.ones(100, np.float32)
+    a = g.astype(np.float64)
+    a[:10] += 100 * ULP1["float32"]  # 10% beyond 32 ULP, mean 10 ULP < 64: passes on the mean
+    v = S.judge(a.astype(np.float32), g, "ulp")
+    assert v.passed and v.metrics["mean_ulp_error"] == 10.0
+    a[:10] += 600 * ULP1["float32"]  # mean 70 >= 64 and 10% >= 5%
+    assert not S.judge(a.astype(np.float32), g, "ulp").passed
+    b = g.astype(np.float64)
+    b[:4] += 2000 * ULP1["float32"]  # mean 80 but 4% < 5%: passes on the proportion
+    assert S.judge(b.astype(np.float32), g, "ulp").passed
+
+
+def test_ulp_standard_fails_on_nan_mismatch_and_refuses_integers():
+    g = np.ones(4, np.float16)
+    a = g.copy()
+    a[0] = np.nan
+    v = S.judge(a, g, "ulp")
+    assert not v.passed and "NaN/inf" in v.reason
+    with pytest.raises(ValueError):
+        S.judge(np.arange(4), np.arange(4), "ulp")
+
+
+@pytest.mark.parametrize("dt", DTYPES)
+def test_msprobe_metrics_agree_with_mindstudio_probe(dt):
+    """The cross-check against msprobe itself (mindstudio-probe from PyPI, installed by venv.sh)."""
+    import torch
+    from msprobe.core.compare.utils import calc_relative_err_ratio
+    from msprobe.pytorch.api_accuracy_checker.compare.algorithm import get_ulp_err
+
+    rng = np.random.default_rng(7)
+    g = rng.standard_normal(4096).astype(DT[dt])
+    noise = rng.standard_normal(4096) * rng.choice([0.0, 1e-4, 2e-3, 1e-2], 4096)
+    a = (g.astype(np.float64) * (1 + noise)).astype(DT[dt])
+    g[:8] = 0
+    a[:4] = 0
+    m = S.metrics(a, g, dt)
+    # msprobe takes NumPy arrays; bfloat16 as float32 (ml_dtypes is not a NumPy type it knows).
+    na, ng = (a.astype(np.float32), g.astype(np.float32)) if dt == "bfloat16" else (a, g)
+    assert m["one_thousandth_ratio"] == pytest.approx(float(calc_relative_err_ratio(na, ng, 0.001)[0]), abs=1e-9)
+    assert m["five_thousandths_ratio"] == pytest.approx(float(calc_relative_err_ratio(na, ng, 0.005)[0]), abs=1e-9)
+    tdt = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}[dt]
+    with np.errstate(all="ignore"):
+        theirs = get_ulp_err(ng.astype(np.float64) if dt == "float32" else ng,
+                             na.astype(np.float64) if dt == "float32" else na, tdt)
+    # msprobe computes the binade as floor(log2 |g|) in the array's own dtype: in float16 the
+    # log of a golden just below a power of two can round up to the next binade (its ULP error
+    # then half of ours), and 2^(mantissa - binade) overflows for goldens below 2^-5 (inf or
+    # NaN). Compared where its figure is finite; elsewhere equal or, rarely, a factor of 2.
+    ok = np.isfinite(theirs)
+    assert ok.mean() > 0.9
+    ours, theirs = S.ulp_errors(a, g, dt)[ok], theirs[ok].astype(np.float64)
+    same = np.isclose(ours, theirs, rtol=1e-6, atol=0)
+    assert same.mean() > 0.999
+    assert np.array_equal(ours[~same], 2 * theirs[~same])
