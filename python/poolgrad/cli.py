@@ -16,12 +16,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 
 import numpy as np
 
 import poolgrad
-from . import standards, suite
+from . import plots, standards, suite
 from .progress import Progress
 
 # The dtypes a raw file may hold.
@@ -176,11 +177,18 @@ def _suite_dirs(args) -> tuple:
 
 
 def compare(args) -> int:
+    if args.plot is not None:
+        try:
+            plots.require()  # before any work: a missing optional dependency is named up front
+        except RuntimeError as e:
+            raise CliError(str(e))
     if args.suite:
         device_dir, golden_dir = _suite_dirs(args)
-        results = suite.judge_suite(golden_dir, device_dir, args.standard, args.third_party, args.level,
-                                    Progress(len(suite.read_manifest(golden_dir)["cases"]), "compare"))
         prefix = args.report or os.path.join(device_dir, "poolgrad-report")
+        plot_dir = None if args.plot is None else (args.plot or prefix + "-plots")
+        results = suite.judge_suite(golden_dir, device_dir, args.standard, args.third_party, args.level,
+                                    Progress(len(suite.read_manifest(golden_dir)["cases"]), "compare"),
+                                    plot_dir)
         paths = suite.write_report(results, prefix)
         failed = [r for r in results if not r["passed"]]
         print(f"{len(results) - len(failed)} of {len(results)} cases passed; report: {', '.join(paths)}")
@@ -204,17 +212,23 @@ def compare(args) -> int:
     note = suite.dtype_note(np.asarray(a), np.asarray(b))
     if note:
         print(f"warning: {note}")
+    pictures = []
+    if args.plot is not None:  # named after the device's file, written only into the given folder
+        stem = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.splitext(os.path.basename(args.a.split(":")[0]))[0])
+        pictures = plots.write(a, b, args.plot or ".", stem, os.path.basename(args.a.split(":")[0]))
     if args.json:
         out = {"device": args.a, "golden": args.b, "elements": int(a.size), "dtype": str(da),
                "golden_dtype": str(db), "standard": v.standard, "passed": bool(v.passed),
                "reason": v.reason, "metrics": suite.json_safe(v.metrics),
                "largest_errors": suite.json_safe(largest_errors(a, b)) if not v.passed else [],
-               "warning": note}
+               "warning": note, "plots": pictures}
         print(json.dumps(out, indent=1))
         return 0 if v.passed else 1
     print(f"compare {args.a} vs {args.b}: {a.size} elements, dtype {da} (the device's; golden {db}), "
           f"standard {v.standard}")
     _print_verdict(v, a, b)
+    if pictures:
+        print("plots: " + ", ".join(pictures))
     return 0 if v.passed else 1
 
 
@@ -331,6 +345,10 @@ def parser() -> argparse.ArgumentParser:
                    help="mixed: the largest error any element may have (default per dtype, or 32 ulp)")
     c.add_argument("--report", help="--suite: report path prefix (default DEVICE_DIR/poolgrad-report)")
     c.add_argument("--json", action="store_true", help="a single compare: print the verdict as JSON")
+    c.add_argument("--plot", nargs="?", const="", default=None, metavar="DIR",
+                   help="write PNG pictures of the errors (a heatmap of each plane's largest error, a "
+                        "histogram of relative errors) into DIR (default: the current directory; with "
+                        "--suite, REPORT-plots, linked from the Markdown report); needs matplotlib")
     rp = sub.add_parser("repeatability", help="compare repeated device runs of one suite bit for bit "
                         "(CANN's standard asks for repeated runs)")
     rp.add_argument("goldens", help="the goldens' directory (its manifest.json names the outputs)")

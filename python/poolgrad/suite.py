@@ -22,13 +22,14 @@ import hashlib
 import json
 import math
 import os
+import re
 import stat
 from typing import Callable
 
 import numpy as np
 
 import poolgrad
-from . import standards
+from . import plots, standards
 from .operators import SPECS
 from .progress import Progress
 
@@ -423,11 +424,15 @@ def dtype_note(actual: np.ndarray, golden: np.ndarray) -> str | None:
 
 
 def judge_suite(golden_dir: str, device_dir: str, standard: str | None = None, third_dir: str | None = None,
-                level: str = "L1", progress: Progress | None = None) -> list:
+                level: str = "L1", progress: Progress | None = None, plot_dir: str | None = None) -> list:
     """Judges every output of every case in the manifest. `standard` applies to the floating
     outputs (integer outputs are always binary); dual needs `third_dir` laid out as the device's.
-    Returns one dict per case: name, op, passed, outputs (name -> verdict dict or error)."""
+    With `plot_dir`, each judged output's pictures (poolgrad/plots.py) are written there, their
+    paths listed under the verdict's "plots". Returns one dict per case: name, op, passed,
+    outputs (name -> verdict dict or error)."""
     manifest = read_manifest(golden_dir)
+    if plot_dir is not None:
+        plots.require()
     results = []
     for entry in manifest["cases"]:
         case = entry["case"]
@@ -451,6 +456,10 @@ def judge_suite(golden_dir: str, device_dir: str, standard: str | None = None, t
                 outs[name] = standards.judge(actual, golden, std, third, level).to_dict()
                 if note:
                     outs[name]["warning"] = note
+                if plot_dir is not None:
+                    stem = re.sub(r"[^A-Za-z0-9._-]", "_", f"{case['name']}-{name}")
+                    inside(plot_dir, stem)  # the files go nowhere but plot_dir
+                    outs[name]["plots"] = plots.write(actual, golden, plot_dir, stem, f"{case['name']}/{name}")
             except (ValueError, OSError) as e:
                 outs[name] = {"passed": False, "reason": str(e)}
         results.append({"name": case["name"], "op": case["op"], "aclnn": entry["aclnn"],
@@ -514,6 +523,14 @@ def write_report(results: list, prefix: str, title: str = "poolgrad golden compa
                  "PASS" if out["passed"] else "**FAIL**", *(_num(m.get(k)) for k in REPORT_METRICS),
                  out.get("reason", "").replace("|", "/")]
         lines.append("| " + " | ".join(cells) + " |")
+    pictures = [(r, name, out["plots"]) for r, name, out in rows if out.get("plots")]
+    if pictures:  # linked relative to the report, so the folder can be moved as a whole
+        here = os.path.dirname(os.path.abspath(prefix))
+        lines += ["", "## Plots", "", "Per output: the largest error of each plane, and the relative errors' histogram.", ""]
+        for r, name, paths in pictures:
+            links = ", ".join(f"[{os.path.basename(p).rsplit('-', 1)[1][:-4]}]({os.path.relpath(p, here)})"
+                              for p in paths)
+            lines.append(f"- {r['name']} / {name}: {links}")
     with open(prefix + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     with open(prefix + ".csv", "w", newline="") as f:
