@@ -28,22 +28,23 @@ inline int64_t ref_out_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t
   return count;
 }
 
-// x is dense NCHW (n*c planes of h*w). Returns out and idx, dense NCHW (ho x wo planes).
-inline void ref_forward(const std::vector<float> &x, int64_t planes, int64_t h, int64_t w,
-                        const PoolRef &a, int64_t ho, int64_t wo, std::vector<float> *out,
-                        std::vector<int64_t> *idx) {
-  out->assign(planes * ho * wo, 0.0f);
+// x is dense NCHW (n*c planes of h*w). Returns out and idx, dense NCHW (ho x wo planes). T: float
+// (the float dtypes, compared after conversion) or double.
+template <class T>
+void ref_forward(const std::vector<T> &x, int64_t planes, int64_t h, int64_t w, const PoolRef &a,
+                 int64_t ho, int64_t wo, std::vector<T> *out, std::vector<int64_t> *idx) {
+  out->assign(planes * ho * wo, T(0));
   idx->assign(planes * ho * wo, 0);
   for (int64_t pl = 0; pl < planes; ++pl)
     for (int64_t oh = 0; oh < ho; ++oh)
       for (int64_t ow = 0; ow < wo; ++ow) {
-        float best = -std::numeric_limits<float>::infinity();
+        T best = -std::numeric_limits<T>::infinity();
         int64_t bi = -1;
         for (int64_t m = 0; m < a.kh; ++m)
           for (int64_t q = 0; q < a.kw; ++q) {
             const int64_t ih = oh * a.sh - a.ph + m * a.dh, iw = ow * a.sw - a.pw + q * a.dw;
             if (ih < 0 || ih >= h || iw < 0 || iw >= w) continue;
-            const float v = x[pl * h * w + ih * w + iw];
+            const T v = x[pl * h * w + ih * w + iw];
             if (bi == -1 || v > best || std::isnan(v)) {
               best = v;
               bi = ih * w + iw;
@@ -54,11 +55,11 @@ inline void ref_forward(const std::vector<float> &x, int64_t planes, int64_t h, 
       }
 }
 
-// gy and idx dense NCHW; returns the float32 sums (not yet rounded to the dtype).
-inline std::vector<float> ref_backward(const std::vector<float> &gy,
-                                       const std::vector<int64_t> &idx, int64_t planes, int64_t h,
-                                       int64_t w, int64_t ho, int64_t wo) {
-  std::vector<float> gx(planes * h * w, 0.0f);
+// gy and idx dense NCHW; returns the sums in T (float32 ones are not yet rounded to the dtype).
+template <class T>
+std::vector<T> ref_backward(const std::vector<T> &gy, const std::vector<int64_t> &idx,
+                            int64_t planes, int64_t h, int64_t w, int64_t ho, int64_t wo) {
+  std::vector<T> gx(planes * h * w, T(0));
   for (int64_t pl = 0; pl < planes; ++pl)
     for (int64_t o = 0; o < ho * wo; ++o) {
       const int64_t k = idx[pl * ho * wo + o];

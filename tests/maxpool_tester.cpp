@@ -86,8 +86,10 @@ void run_case(const Cfg &c, std::mt19937 &rng, Indices indices) {
   const int64_t ho = ref_out_size(c.h, a.kh, a.sh, a.ph, a.dh, c.ceil);
   const int64_t wo = ref_out_size(c.w, a.kw, a.sw, a.pw, a.dw, c.ceil);
   const int64_t planes = c.n * c.c;
+  const bool dbl = c.dt == ACL_DOUBLE;  // poolgrad's extension, on for this case
+  const DoubleDtypeScope extension(dbl);
   HostTensor x = make(c, view_dims(c, c.h, c.w), c.dt, rng);
-  std::vector<float> xd(planes * c.h * c.w);
+  std::vector<double> xd(planes * c.h * c.w);
   std::uniform_int_distribution<int> small(-3, 3);
   for (int64_t pl = 0; pl < planes; ++pl)
     for (int64_t i = 0; i < c.h * c.w; ++i) {
@@ -95,9 +97,10 @@ void run_case(const Cfg &c, std::mt19937 &rng, Indices indices) {
       const unsigned r = rng() % 40;
       if (r == 0) v = std::nanf("");
       if (r == 1) v = -INFINITY;
-      v = round_to(c.dt, v);
-      xd[pl * c.h * c.w + i] = v;
-      x.set(vpos(c, c.h, c.w, pl / c.c, pl % c.c, i / c.w, i % c.w), v);
+      // DOUBLE: half the values apart below float32's precision (a narrowing kernel fails).
+      const double tiny = dbl && rng() % 2 ? static_cast<double>(rng() % 64) * 0x1p-40 : 0.0;
+      xd[pl * c.h * c.w + i] = round_to(c.dt, v) + tiny;
+      x.set_real(vpos(c, c.h, c.w, pl / c.c, pl % c.c, i / c.w, i % c.w), xd[pl * c.h * c.w + i]);
     }
   IntArray k(c.k), s(c.s), p(c.p), d(c.d);
   uint64_t ws = 0;
@@ -118,13 +121,13 @@ void run_case(const Cfg &c, std::mt19937 &rng, Indices indices) {
       << last_msg();
   ASSERT_EQ(aclnnMaxPool2dWithIndices(pgtest::workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS)
       << last_msg();
-  std::vector<float> rout;
+  std::vector<double> rout;
   std::vector<int64_t> ridx;
   ref_forward(xd, planes, c.h, c.w, a, ho, wo, &rout, &ridx);
   for (int64_t pl = 0; pl < planes; ++pl)
     for (int64_t o = 0; o < ho * wo; ++o) {
       const int64_t vp = vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo);
-      const float want = rout[pl * ho * wo + o], got = out.get(vp);
+      const double want = rout[pl * ho * wo + o], got = out.get_real(vp);
       ASSERT_TRUE((std::isnan(want) && std::isnan(got)) || want == got)
           << "out plane " << pl << " pos " << o << " want " << want << " got " << got;
       ASSERT_EQ(idx.get_int(vp), ridx[pl * ho * wo + o]) << "indices plane " << pl << " pos " << o;
@@ -151,16 +154,20 @@ void run_case(const Cfg &c, std::mt19937 &rng, Indices indices) {
   }
   HostTensor gy = make(c, view_dims(c, ho, wo), c.dt, rng);
   std::vector<float> gyd(planes * ho * wo);
-  std::normal_distribution<float> nd;
+  std::vector<double> gyd64(planes * ho * wo);  // DOUBLE's gradients, summed in double
+  std::normal_distribution<double> nd;
   for (int64_t pl = 0; pl < planes; ++pl)
     for (int64_t o = 0; o < ho * wo; ++o) {
-      const float v =
-          indices == Indices::Moved && rng() % 16 == 0 ? -0.0f : round_to(c.dt, nd(rng));
-      gyd[pl * ho * wo + o] = v;
-      gy.set(vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo), v);
+      const double g = nd(rng);
+      const double v = indices == Indices::Moved && rng() % 16 == 0 ? -0.0
+                       : dbl                                        ? g
+                             : round_to(c.dt, static_cast<float>(g));
+      gyd[pl * ho * wo + o] = static_cast<float>(v);
+      gyd64[pl * ho * wo + o] = v;
+      gy.set_real(vpos(c, ho, wo, pl / c.c, pl % c.c, o / wo, o % wo), v);
     }
   HostTensor gx = make(c, view_dims(c, c.h, c.w), c.dt, rng);
-  for (int64_t i = 0; i < gx.numel(); ++i) gx.set(i, 777.0f);  // must be overwritten
+  for (int64_t i = 0; i < gx.numel(); ++i) gx.set_real(i, 777.0);  // must be overwritten
   ASSERT_EQ(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), k, s, p, d,
                                                               c.ceil, gx.t(), &ws, &ex),
             ACLNN_SUCCESS)
@@ -169,10 +176,11 @@ void run_case(const Cfg &c, std::mt19937 &rng, Indices indices) {
             ACLNN_SUCCESS)
       << last_msg();
   const std::vector<float> rgx = ref_backward(gyd, ridx, planes, c.h, c.w, ho, wo);
+  const std::vector<double> rgx64 = ref_backward(gyd64, ridx, planes, c.h, c.w, ho, wo);
   for (int64_t pl = 0; pl < planes; ++pl)
     for (int64_t i = 0; i < c.h * c.w; ++i) {
-      const float want = round_to(c.dt, rgx[pl * c.h * c.w + i]);
-      const float got = gx.get(vpos(c, c.h, c.w, pl / c.c, pl % c.c, i / c.w, i % c.w));
+      const double want = dbl ? rgx64[pl * c.h * c.w + i] : round_to(c.dt, rgx[pl * c.h * c.w + i]);
+      const double got = gx.get_real(vpos(c, c.h, c.w, pl / c.c, pl % c.c, i / c.w, i % c.w));
       ASSERT_EQ(want, got) << "gradInput plane " << pl << " pos " << i;
       ASSERT_EQ(std::signbit(want), std::signbit(got)) << "gradInput plane " << pl << " pos " << i;
     }

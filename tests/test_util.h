@@ -15,6 +15,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
+#include "poolgrad/poolgrad.h"
 
 namespace pgtest {
 
@@ -37,6 +38,15 @@ inline uint16_t f32_to_bf16(float f) {
 }
 // Rounds a float to what the dtype can hold (identity for FLOAT).
 float round_to(aclDataType dt, float v);
+
+// poolgrad's DOUBLE extension (poolgradSetThreadDoubleDtype) on for this thread while in scope
+// (when `on`), off again at its end, early returns of failed assertions included.
+struct DoubleDtypeScope {
+  explicit DoubleDtypeScope(bool on) { poolgradSetThreadDoubleDtype(on ? 1 : 0); }
+  ~DoubleDtypeScope() { poolgradSetThreadDoubleDtype(0); }
+  DoubleDtypeScope(const DoubleDtypeScope &) = delete;
+  DoubleDtypeScope &operator=(const DoubleDtypeScope &) = delete;
+};
 int64_t elem_size(aclDataType dt);
 
 constexpr uint8_t kGuard = 0xA5;
@@ -66,6 +76,14 @@ class HostTensor {
   void set(int64_t i, float v);
   int64_t get_int(int64_t i) const;
   // A DOUBLE element (no conversion).
+  // Any floating dtype's element as a double: DOUBLE exactly, the others through float.
+  double get_real(int64_t i) const { return dt_ == ACL_DOUBLE ? get_double(i) : get(i); }
+  void set_real(int64_t i, double v) {
+    if (dt_ == ACL_DOUBLE)
+      set_double(i, v);
+    else
+      set(i, static_cast<float>(v));
+  }
   double get_double(int64_t i) const;
   void set_double(int64_t i, double v);
   void set_int(int64_t i, int64_t v);

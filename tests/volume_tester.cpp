@@ -120,19 +120,24 @@ void run_volume_case(const VolumeCase &k, std::mt19937 &rng) {
                                   << " threads=" << k.threads);
   const int before = poolgradGetNumThreads();
   if (k.threads) poolgradSetNumThreads(k.threads);
+  const bool dbl = k.dt == ACL_DOUBLE;
+  const DoubleDtypeScope extension(dbl);
   const int64_t o[3] = {k.out(0), k.out(1), k.out(2)};
   const int64_t vols = k.n * k.c, vin = k.in[0] * k.in[1] * k.in[2], vout = o[0] * o[1] * o[2];
   HostTensor x = make(k, dims(k, k.in), k.dt, rng), out = make(k, dims(k, o), k.dt, rng),
              idx = make(k, dims(k, o), k.idt, rng);
-  std::vector<float> xd(vols * vin);
+  std::vector<double> xd(vols * vin);
   std::uniform_int_distribution<int> v(-4, 4);
   for (int64_t vo = 0; vo < vols; ++vo)
     for (int64_t i = 0; i < vin; ++i) {
-      const float val = rng() % 50 == 0 ? NAN : round_to(k.dt, static_cast<float>(v(rng)) / 2);
+      // DOUBLE: half the values apart below float32's precision (a narrowing kernel fails).
+      const double tiny = dbl && rng() % 2 ? static_cast<double>(rng() % 64) * 0x1p-40 : 0.0;
+      const double val =
+          rng() % 50 == 0 ? NAN : round_to(k.dt, static_cast<float>(v(rng)) / 2) + tiny;
       xd[vo * vin + i] = val;
-      x.set(vpos(k, k.in, vo / k.c, vo % k.c, i / (k.in[1] * k.in[2]), i / k.in[2] % k.in[1],
-                 i % k.in[2]),
-            val);
+      x.set_real(vpos(k, k.in, vo / k.c, vo % k.c, i / (k.in[1] * k.in[2]), i / k.in[2] % k.in[1],
+                      i % k.in[2]),
+                 val);
     }
   ASSERT_EQ(forward(k, x, out, idx), ACLNN_SUCCESS) << last_msg();
   std::vector<int64_t> ridx(vols * vout);
@@ -143,18 +148,18 @@ void run_volume_case(const VolumeCase &k, std::mt19937 &rng) {
       const int64_t oc[3] = {oz, oy, ox};
       for (int a = 0; a < 3; ++a)
         t[a] = ref_taps(adaptive(k), oc[a], k.in[a], o[a], k.k[a], k.s[a], k.p[a], k.d[a]);
-      float best = -INFINITY;
+      double best = -INFINITY;
       int64_t bi = -1;
       for (int64_t z : t[0])
         for (int64_t y : t[1])
           for (int64_t x0 : t[2]) {
             const int64_t f = (z * k.in[1] + y) * k.in[2] + x0;
-            const float val = xd[vo * vin + f];
+            const double val = xd[vo * vin + f];
             // PyTorch's rule: the first tap starts, a larger value or a NaN replaces.
             if (bi < 0 || val > best || std::isnan(val)) best = val, bi = f;
           }
       const int64_t vp = vpos(k, o, vo / k.c, vo % k.c, oz, oy, ox);
-      const float got = out.get(vp);
+      const double got = out.get_real(vp);
       ASSERT_TRUE((std::isnan(best) && std::isnan(got)) || best == got)
           << "volume " << vo << " out " << i << " want " << best << " got " << got;
       ASSERT_EQ(idx.get_int(vp), bi) << "volume " << vo << " out " << i;
@@ -162,22 +167,26 @@ void run_volume_case(const VolumeCase &k, std::mt19937 &rng) {
     }
   EXPECT_TRUE(out.outside_view_untouched());
   EXPECT_TRUE(idx.outside_view_untouched());
-  // Backward: the scatter-sum at the forward's indices, in (od, oh, ow) order, float32.
+  // Backward: the scatter-sum at the forward's indices, in (od, oh, ow) order, in float32 (in
+  // double for DOUBLE).
   HostTensor gy = make(k, dims(k, o), k.dt, rng), gx = make(k, dims(k, k.in), k.dt, rng);
-  std::vector<float> want(vols * vin, 0.0f);
-  std::normal_distribution<float> nd;
+  std::vector<double> want(vols * vin, 0.0);
+  std::normal_distribution<double> nd;
   for (int64_t vo = 0; vo < vols; ++vo)
     for (int64_t i = 0; i < vout; ++i) {
-      const float g = round_to(k.dt, nd(rng));
-      gy.set(vpos(k, o, vo / k.c, vo % k.c, i / (o[1] * o[2]), i / o[2] % o[1], i % o[2]), g);
-      if (ridx[vo * vout + i] >= 0) want[vo * vin + ridx[vo * vout + i]] += g;
+      const double g = dbl ? nd(rng) : round_to(k.dt, static_cast<float>(nd(rng)));
+      gy.set_real(vpos(k, o, vo / k.c, vo % k.c, i / (o[1] * o[2]), i / o[2] % o[1], i % o[2]), g);
+      if (ridx[vo * vout + i] < 0) continue;
+      double &w = want[vo * vin + ridx[vo * vout + i]];
+      w = dbl ? w + g : static_cast<float>(w) + static_cast<float>(g);
     }
   ASSERT_EQ(backward(k, gy, x, idx, gx), ACLNN_SUCCESS) << last_msg();
   for (int64_t vo = 0; vo < vols; ++vo)
     for (int64_t i = 0; i < vin; ++i) {
-      const float got = gx.get(vpos(k, k.in, vo / k.c, vo % k.c, i / (k.in[1] * k.in[2]),
-                                    i / k.in[2] % k.in[1], i % k.in[2]));
-      const float w = round_to(k.dt, want[vo * vin + i]);
+      const double got = gx.get_real(vpos(k, k.in, vo / k.c, vo % k.c, i / (k.in[1] * k.in[2]),
+                                          i / k.in[2] % k.in[1], i % k.in[2]));
+      const double w =
+          dbl ? want[vo * vin + i] : round_to(k.dt, static_cast<float>(want[vo * vin + i]));
       ASSERT_TRUE((std::isnan(w) && std::isnan(got)) || w == got)
           << "gradInput volume " << vo << " pos " << i << " want " << w << " got " << got;
     }

@@ -20,6 +20,14 @@ ACL_FUNC_VISIBILITY int poolgradGetNumThreads(void);
  * count (PyTorch's torch.get_num_threads()) sets it around its own calls without changing what
  * other threads get. */
 ACL_FUNC_VISIBILITY void poolgradSetThreadNumThreads(int n);
+/** poolgrad's DOUBLE extension, for calls made from the calling thread (nonzero: on, 0: off, the
+ * default). When on, the max-pool family (aclnnMaxPool2dWithIndices[Backward],
+ * aclnnMaxPool3dWithArgmax[Backward], aclnnAdaptiveMaxPool2d[Backward],
+ * aclnnAdaptiveMaxPool3d[Backward]) and aclnnMaxUnpool2dBackward also take DOUBLE data on every
+ * product, beyond CANN's dtype lists, computed in double (compared and summed, never narrowed).
+ * PyTorch's layer turns it on around its own calls, for float64 tensors (gradcheck); CANN code
+ * never needs it. */
+ACL_FUNC_VISIBILITY void poolgradSetThreadDoubleDtype(int enable);
 /** Max-pool output size along one axis (the formula aclnnMaxPool2dWithIndices uses): kernel k,
  * stride s, padding p, dilation d, ceil mode. Returns a value <= 0 when no window fits, and
  * -1 for arguments out of range (in < 0, k/s/d < 1, p < 0, or any value above 2^31 - 1). */

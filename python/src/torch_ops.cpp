@@ -102,11 +102,18 @@ poolgrad_py::Ints ints(IntArrayRef v) {
   return poolgrad_py::Ints(v.data(), v.size());
 }
 
-// The ops run with torch's thread count (torch.get_num_threads()), as the ATen operators do,
-// set for this calling thread only.
-struct TorchThreads {
-  TorchThreads() { poolgradSetThreadNumThreads(at::get_num_threads()); }
-  ~TorchThreads() { poolgradSetThreadNumThreads(0); }
+// The ops run with torch's thread count (torch.get_num_threads()), as the ATen operators do, and
+// take float64 (poolgrad's DOUBLE extension: gradcheck needs it), both set for this calling
+// thread only.
+struct TorchCall {
+  TorchCall() {
+    poolgradSetThreadNumThreads(at::get_num_threads());
+    poolgradSetThreadDoubleDtype(1);
+  }
+  ~TorchCall() {
+    poolgradSetThreadNumThreads(0);
+    poolgradSetThreadDoubleDtype(0);
+  }
 };
 
 using Phase2 = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
@@ -115,7 +122,7 @@ using Phase2 = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 // workspace of that size; a refusal raised with the library's message.
 template <class Phase1>
 void run(Phase1 &&phase1, Phase2 phase2) {
-  TorchThreads threads;
+  TorchCall call;
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
   aclnnStatus st = phase1(&ws, &ex);
@@ -134,11 +141,14 @@ Tensor new_output(IntArrayRef shape, const at::TensorOptions &opts,
   return t;
 }
 
-// The dtype of a float result computed from t: t's own where the operator takes it, else float32
-// (the library then refuses t's dtype, naming the parameter).
+// The dtype of a float result computed from t: t's own where the operator may take it (float64
+// included: the library takes or refuses it per operator, naming the parameter), else float32
+// (the library then refuses t's dtype).
 at::ScalarType float_dtype(const Tensor &t, bool bf16 = true) {
   const at::ScalarType s = t.scalar_type();
-  return (s == at::kFloat || s == at::kHalf || (bf16 && s == at::kBFloat16)) ? s : at::kFloat;
+  return (s == at::kFloat || s == at::kHalf || s == at::kDouble || (bf16 && s == at::kBFloat16))
+             ? s
+             : at::kFloat;
 }
 
 // The memory format an output or gradient keeps, as torch's kernels do: channels-last (2-D) or

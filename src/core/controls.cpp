@@ -20,6 +20,9 @@ int poolgradGetNumThreads(void) {
 void poolgradSetThreadNumThreads(int n) {
   set_thread_num_threads(n);
 }
+void poolgradSetThreadDoubleDtype(int enable) {
+  set_thread_double_dtype(enable != 0);
+}
 const char *poolgradVersion(void) {
   return "0.1.0";
 }

@@ -187,4 +187,15 @@ bool is_private_format(aclFormat f) {
   }
 }
 
+namespace {
+thread_local bool t_double = false;  // per thread: PyTorch's layer sets it around its own calls
+}  // namespace
+
+void set_thread_double_dtype(bool on) {
+  t_double = on;
+}
+bool thread_double_dtype() {
+  return t_double;
+}
+
 }  // namespace poolgrad

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Dtypes and formats: names, sizes (the one table), float16 / bfloat16 conversions.
+// Dtypes and formats: names, sizes (the one table), float16 / bfloat16 conversions, the DOUBLE
+// extension's switch.
 #pragma once
 
 #include <cstdint>
@@ -22,5 +23,10 @@ const char *format_name(aclFormat f);
 int64_t dtype_size(aclDataType t);  // 0 when unknown
 bool is_private_format(aclFormat f);
 bool is_known_format(aclFormat f);
+
+// poolgrad's DOUBLE extension (poolgradSetThreadDoubleDtype), for calls from this thread: the
+// max-pool family's operators then also take DOUBLE data beyond CANN's dtype lists.
+void set_thread_double_dtype(bool on);
+bool thread_double_dtype();
 
 }  // namespace poolgrad

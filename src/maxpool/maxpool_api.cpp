@@ -44,7 +44,7 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
   // 3: dtypes.
   const MaxPoolRules &rules = maxpool_rules(false);
   const aclDataType dt = self->view.dtype;
-  if (!is_pool_dtype(dt))
+  if (!takes_pool_dtype(dt))
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "%s: self dtype must be FLOAT, FLOAT16 or BF16, but got %s", api, dtype_name(dt));
   if ((st = check_profile_dtypes(api, "self", dt, rules))) return st;
@@ -108,7 +108,7 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
   if (st) return st;
   const MaxPoolRules &rules = maxpool_rules(true);
   const aclDataType dt = self->view.dtype;
-  if (!is_pool_dtype(dt))
+  if (!takes_pool_dtype(dt))
     return fail(ACLNN_ERR_PARAM_INVALID,
                 "%s: self dtype must be FLOAT, FLOAT16 or BF16, but got %s", api, dtype_name(dt));
   if ((st = check_profile_dtypes(api, "self", dt, rules))) return st;

@@ -60,6 +60,8 @@ aclnnStatus geometry(const char *api, const aclTensor *self, const aclIntArray *
 // ---- the product profile's rules (spec/products.md) ----
 aclnnStatus check_profile_dtypes(const char *api, const char *name, aclDataType dt,
                                  const MaxPoolRules &rules) {
+  // poolgrad's DOUBLE extension is beyond every product's list (core/dtype.h).
+  if (dt == ACL_DOUBLE && thread_double_dtype()) return ACLNN_SUCCESS;
   if (!allowed(rules.data, dt))
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype %s is not supported on %s (%s)", api, name,
                 dtype_name(dt), soc_name(current_soc()), rules.data_text);

@@ -4,11 +4,14 @@
 // row: its row conversions, and on AArch64 the vector code of vec.h).
 #include "maxpool_dispatch.h"
 
+#include "../volume/volume_double.h"
+
 namespace poolgrad {
 
 namespace {
 
 enum Layout {
+  kDouble,  // DOUBLE, any layout (src/volume/volume_double.h)
   kPlanes,
   kChannelsLast,
   kPlanesGather,
@@ -41,11 +44,13 @@ bool mask_unit(const MaxPoolParams &p, const Strided4 &, const Strided4 &, const
   return p.a.kh == 1 && p.a.kw == 1;
 }
 
+// DOUBLE rows come first: the others convert to float32 (kAnyDtype would take DOUBLE too).
 // The gather is AVX2 code only (the portable per-pixel gather measured slower than the scatter);
 // 3x3 windows at stride 2 (the ResNet stem) take an AVX-512 gather of each plane.
 // clang-format off
 const KernelRow<MaxPoolForwardKernel> kForward[] = {
 //  device         dtype      index      layout         isa            name                          kernel: workspace, run, applies
+    {Device::kHost, ACL_DOUBLE, kAnyDtype, kDouble,      Isa::kPortable, "forward-double",             {pool2d_double_workspace, maxpool2d_forward_double}},
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kAvx2,     "forward-channels-last/avx2", {maxpool_forward_cl_workspace, maxpool_forward_cl, fwd_cl}},
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kNeon,     "forward-channels-last/neon", {maxpool_forward_cl_workspace, maxpool_forward_cl, fwd_cl}},
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kPortable, "forward-channels-last",      {maxpool_forward_cl_workspace, maxpool_forward_cl, fwd_cl}},
@@ -56,6 +61,7 @@ const KernelRow<MaxPoolForwardKernel> kForward[] = {
 
 const KernelRow<MaxPoolBackwardKernel> kBackward[] = {
 //  device         dtype      index      layout              isa            name                                  kernel: workspace, run, applies
+    {Device::kHost, ACL_DOUBLE, kAnyDtype, kDouble,            Isa::kPortable, "backward-double",                    {pool2d_double_workspace, pool2d_backward_double}},
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLastGather, Isa::kAvx2,    "backward-channels-last-gather/avx2", {maxpool_backward_cl_gather_workspace, maxpool_backward_cl_gather, bwd_cl_gather}},
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast,      Isa::kAvx2,     "backward-channels-last/avx2",        {maxpool_backward_cl_workspace, maxpool_backward_cl, bwd_cl}},
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast,      Isa::kNeon,     "backward-channels-last/neon",        {maxpool_backward_cl_workspace, maxpool_backward_cl, bwd_cl}},

@@ -7,11 +7,13 @@ bool is_pool_dtype(aclDataType t) {
   return t == ACL_FLOAT || t == ACL_FLOAT16 || t == ACL_BF16;
 }
 
+bool takes_pool_dtype(aclDataType t) {
+  return is_pool_dtype(t) || (t == ACL_DOUBLE && thread_double_dtype());
+}
+
 aclnnStatus check_pool_dtype(const char *api, const char *name, const aclTensor *t) {
-  if (!is_pool_dtype(t->view.dtype))
-    return fail(ACLNN_ERR_PARAM_INVALID,
-                "%s: %s dtype must be FLOAT, FLOAT16 or BF16, but got %s (DOUBLE, which CANN takes "
-                "for some of these operators, is not supported by poolgrad)",
+  if (!takes_pool_dtype(t->view.dtype))
+    return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype must be FLOAT, FLOAT16 or BF16, but got %s",
                 api, name, dtype_name(t->view.dtype));
   return ACLNN_SUCCESS;
 }

@@ -11,9 +11,11 @@
 
 namespace poolgrad {
 
+// FLOAT, FLOAT16 or BF16: the family's data dtypes in CANN's lists.
 bool is_pool_dtype(aclDataType t);
-// 161002 unless t's dtype is FLOAT, FLOAT16 or BF16 (the adaptive and 3-D operators' data rule;
-// CANN's DOUBLE, where it takes it, is refused saying so).
+// The same, plus DOUBLE where this thread turned poolgrad's extension on (core/dtype.h).
+bool takes_pool_dtype(aclDataType t);
+// 161002 unless takes_pool_dtype(t's dtype) (the adaptive and 3-D operators' data rule).
 aclnnStatus check_pool_dtype(const char *api, const char *name, const aclTensor *t);
 // 161002 unless t's dtype equals the dtype of `as` (named as_name in the message).
 aclnnStatus check_same_dtype(const char *api, const char *name, const aclTensor *t,

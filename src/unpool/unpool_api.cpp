@@ -257,8 +257,11 @@ aclnnStatus unpool_backward_call(const char *api, int spatial, const aclTensor *
     if ((st = check_index_dtype(api, indices, false))) return st;
   } else {
     // 2. Dtypes: the list, gradOutput castable to out, self as gradOutput, indices INT32/INT64.
+    // poolgrad's DOUBLE extension (core/dtype.h) adds DOUBLE, which the 3-D backward lists.
     for (const Named &t : {Named{"gradOutput", gradOutput}, Named{"self", self}, Named{"out", out}})
-      if ((st = check_dtype(api, t.name, t.t, kBackward2dDtypes, kBackward2dDtypeText))) return st;
+      if (!(t.t->view.dtype == ACL_DOUBLE && thread_double_dtype()) &&
+          (st = check_dtype(api, t.name, t.t, kBackward2dDtypes, kBackward2dDtypeText)))
+        return st;
     if (!unpool_can_cast(gradOutput->view.dtype, out->view.dtype))
       return fail(ACLNN_ERR_PARAM_INVALID, "%s: gradOutput dtype %s cannot be cast to out dtype %s",
                   api, dtype_name(gradOutput->view.dtype), dtype_name(out->view.dtype));

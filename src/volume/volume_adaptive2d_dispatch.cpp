@@ -4,6 +4,7 @@
 #include "volume_adaptive2d_dispatch.h"
 
 #include "volume_adaptive2d_kernels.h"
+#include "volume_double.h"
 
 namespace poolgrad {
 
@@ -15,7 +16,7 @@ enum Layout { kBins, kBinsDouble };
 // clang-format off
 const KernelRow<MaxPoolForwardKernel> kForward[] = {
 //  device         dtype       index     layout       isa            name                           kernel
-    {Device::kHost, ACL_DOUBLE, ACL_INT64, kBinsDouble, Isa::kPortable, "adaptive-forward-bins-double", {adaptive_forward_double_workspace, adaptive_forward_double}},
+    {Device::kHost, ACL_DOUBLE, ACL_INT64, kBinsDouble, Isa::kPortable, "adaptive-forward-bins-double", {pool2d_double_workspace, adaptive2d_forward_double}},
     {Device::kHost, kAnyDtype,  ACL_INT64, kBins,       Isa::kAvx2,     "adaptive-forward-bins/avx2",   {adaptive_forward_workspace, adaptive_forward}},
     {Device::kHost, kAnyDtype,  ACL_INT64, kBins,       Isa::kNeon,     "adaptive-forward-bins/neon",   {adaptive_forward_workspace, adaptive_forward}},
     {Device::kHost, kAnyDtype,  ACL_INT64, kBins,       Isa::kPortable, "adaptive-forward-bins",        {adaptive_forward_workspace, adaptive_forward}},

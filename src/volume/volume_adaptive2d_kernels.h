@@ -14,9 +14,4 @@ int64_t adaptive_forward_workspace(const MaxPoolParams &p, const Strided4 &x, co
 FirstError adaptive_forward(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
                             const Strided4 &idx, void *workspace);
 
-int64_t adaptive_forward_double_workspace(const MaxPoolParams &p, const Strided4 &x,
-                                          const Strided4 &out, const Strided4 &idx);
-FirstError adaptive_forward_double(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
-                                   const Strided4 &idx, void *workspace);
-
 }  // namespace poolgrad

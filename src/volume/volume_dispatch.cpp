@@ -3,15 +3,19 @@
 // "/neon" for rows whose vector code and row conversions run AVX2 or AArch64 NEON.
 #include "volume_dispatch.h"
 
+#include "volume_double.h"
+
 namespace poolgrad {
 
 namespace {
 
-enum Layout { kVolumes };
+enum Layout { kVolumes, kDouble };
 
 // clang-format off
+// DOUBLE rows come first: the others convert to float32 (kAnyDtype would take DOUBLE too).
 const KernelRow<VolumeForwardKernel> kForward[] = {
 //  device         dtype      index      layout    isa            name                   kernel
+    {Device::kHost, ACL_DOUBLE, kAnyDtype, kDouble,  Isa::kPortable, "volume-forward-double", {volume_double_workspace, volume_forward_double}},
     {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kAvx2,     "volume-forward/avx2", {volume_forward_workspace, volume_forward}},
     {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kNeon,     "volume-forward/neon", {volume_forward_workspace, volume_forward}},
     {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kPortable, "volume-forward",      {volume_forward_workspace, volume_forward}},
@@ -19,6 +23,7 @@ const KernelRow<VolumeForwardKernel> kForward[] = {
 
 const KernelRow<VolumeBackwardKernel> kBackward[] = {
 //  device         dtype      index      layout    isa            name                    kernel
+    {Device::kHost, ACL_DOUBLE, kAnyDtype, kDouble,  Isa::kPortable, "volume-backward-double", {volume_double_workspace, volume_backward_double}},
     {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kAvx2,     "volume-backward/avx2", {volume_backward_workspace, volume_backward}},
     {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kNeon,     "volume-backward/neon", {volume_backward_workspace, volume_backward}},
     {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kPortable, "volume-backward",      {volume_backward_workspace, volume_backward}},
