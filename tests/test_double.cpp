@@ -9,6 +9,8 @@
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
 #include "aclnnop/aclnn_max_pool3d_with_argmax.h"
 #include "aclnnop/aclnn_max_unpool2d_backward.h"
+#include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
+#include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
 #include "adaptive_tester.h"
 #include "maxpool_tester.h"
 #include "test_util.h"
@@ -106,6 +108,80 @@ TEST(DoubleExtension, OffByDefaultPerThreadAndNamedRows) {
       << last_msg();
   EXPECT_STREQ(poolgradGetKernelName(ex), "volume-forward-double");
   aclDestroyAclOpExecutor(ex);
+}
+
+// RoI pooling: with values and gradients that float32 holds exactly (halves; sums of a few small
+// integers), DOUBLE gives the FLOAT path's numbers and argmax (the FLOAT path is checked against
+// the naive reference in test_roipool.cpp); values apart by 2^-40 pick the larger one; a bad argmax
+// is reported at its position.
+struct RoiRun {
+  aclDataType dt;
+  int64_t n = 2, c = 3, h = 9, w = 8, r = 5, ph = 3, pw = 2;
+  HostTensor x{{n, c, h, w}, dt, ACL_FORMAT_ND}, rois{{r, 5}, dt, ACL_FORMAT_ND},
+      y{{r, c, ph, pw}, dt, ACL_FORMAT_ND}, am{{r, c, ph, pw}, ACL_INT32, ACL_FORMAT_ND};
+  HostTensor gy{{r, c, ph, pw}, dt, ACL_FORMAT_ND}, gx{{n, c, h, w}, dt, ACL_FORMAT_ND};
+  explicit RoiRun(aclDataType t) : dt(t) {}
+  aclnnStatus forward() {
+    uint64_t ws;
+    aclOpExecutor *ex;
+    aclnnStatus st = aclnnRoiPoolingWithArgMaxGetWorkspaceSize(x.t(), rois.t(), ph, pw, 0.75f,
+                                                               0.75f, y.t(), am.t(), &ws, &ex);
+    return st ? st : aclnnRoiPoolingWithArgMax(workspace(ws), ws, ex, nullptr);
+  }
+  aclnnStatus backward() {
+    uint64_t ws;
+    aclOpExecutor *ex;
+    aclnnStatus st = aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(gy.t(), gx.t(), rois.t(), am.t(),
+                                                                   ph, pw, 0.75, &ws, &ex);
+    return st ? st : aclnnRoiPoolingGradWithArgMax(workspace(ws), ws, ex, nullptr);
+  }
+};
+
+TEST(DoubleExtension, RoiPoolingEqualsFloatWhereFloatIsExact) {
+  std::mt19937 rng(14);
+  const DoubleDtypeScope on(true);
+  RoiRun d(ACL_DOUBLE), f(ACL_FLOAT);
+  const float box[5][5] = {
+      {0, 0, 0, 7, 8}, {1, 2, 1, 6, 5}, {0, 3, 3, 3, 3}, {1, -2, -3, 20, 20}, {0, 5, 6, 2, 1}};
+  for (int64_t i = 0; i < d.r * 5; ++i)
+    d.rois.set_real(i, box[i / 5][i % 5]), f.rois.set(i, box[i / 5][i % 5]);
+  for (int64_t i = 0; i < d.x.numel(); ++i) {
+    const float v = rng() % 30 == 0 ? NAN : static_cast<float>(static_cast<int>(rng() % 9) - 4) / 2;
+    d.x.set_real(i, v), f.x.set(i, v);
+  }
+  ASSERT_EQ(d.forward(), ACLNN_SUCCESS) << last_msg();
+  ASSERT_EQ(f.forward(), ACLNN_SUCCESS) << last_msg();
+  for (int64_t i = 0; i < d.y.numel(); ++i) {
+    ASSERT_EQ(d.y.get_real(i), static_cast<double>(f.y.get(i))) << i;
+    ASSERT_EQ(d.am.get_int(i), f.am.get_int(i)) << i;
+  }
+  for (int64_t i = 0; i < d.gy.numel(); ++i) {
+    const float g = static_cast<float>(static_cast<int>(rng() % 7) - 3);
+    d.gy.set_real(i, g), f.gy.set(i, g);
+    f.am.set_int(i, d.am.get_int(i));
+  }
+  ASSERT_EQ(d.backward(), ACLNN_SUCCESS) << last_msg();
+  ASSERT_EQ(f.backward(), ACLNN_SUCCESS) << last_msg();
+  for (int64_t i = 0; i < d.gx.numel(); ++i)
+    ASSERT_EQ(d.gx.get_real(i), static_cast<double>(f.gx.get(i))) << i;
+  EXPECT_TRUE(d.gx.outside_view_untouched());
+  // Below float32's precision: ROI 0's first bin holds 1 + k 2^-40 for k = 0..; the largest wins.
+  for (int64_t i = 0; i < d.x.numel(); ++i)
+    d.x.set_real(i, 1.0 + static_cast<double>(i % 7) * 0x1p-40);
+  ASSERT_EQ(d.forward(), ACLNN_SUCCESS) << last_msg();
+  // Bin (0, 0) of ROI 0 (0, 0, 7, 8) at scale 0.75: its end is ((7, 8) + 1) * 0.75 = (6, 6.75), so
+  // bins of 6.75 / 3 rows and 6 / 2 columns: rows [0, ceil 2.25), columns [0, 3) of map (0, 0).
+  int64_t want = -1;
+  double best = 0;
+  for (int64_t hh = 0; hh < 3; ++hh)
+    for (int64_t ww = 0; ww < 3; ++ww)
+      if (want < 0 || d.x.get_real(hh * d.w + ww) > best)
+        best = d.x.get_real(hh * d.w + ww), want = hh * d.w + ww;
+  EXPECT_EQ(d.am.get_int(0), want);
+  EXPECT_EQ(d.y.get_real(0), best);
+  d.am.set_int(7, d.h * d.w);  // one past the map
+  EXPECT_STATUS_MSG(d.backward(), ACLNN_ERR_PARAM_INVALID, "aclnnRoiPoolingGradWithArgMax",
+                    "argmax");
 }
 
 }  // namespace

@@ -63,3 +63,17 @@ def test_float64_differences_below_float32_precision_are_kept():
     y, idx = pgt.max_pool2d(x, 2, return_indices=True)
     assert idx.flatten().tolist() == [0, 2, 8, 10]
     assert torch.equal(y, torch.nn.functional.max_pool2d(x, 2))
+
+
+def test_float64_roi_pool_passes_gradcheck_and_equals_float32_bins():
+    # CANN's geometry is float32's (the ROIs read as float32), so float64 pools the same bins;
+    # the values compare in double.
+    x = _x(2, 3, 8, 9, seed=2)
+    rois = torch.tensor([[0., 0, 0, 5, 5], [1, 2, 1, 8, 7], [0, 3, 3, 3, 3], [1, -2, -2, 20, 20]],
+                        dtype=torch.float64)
+    layer = pgt.RoIPool((3, 2), 0.9)
+    f = lambda t: layer(t, rois)  # noqa: E731
+    y = f(x)
+    assert y.dtype == torch.float64
+    assert torch.equal(y.float(), layer(x.detach().float(), rois.float()))
+    assert gradcheck(f, (x,)) and gradgradcheck(f, (x,))

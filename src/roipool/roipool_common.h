@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <new>
 
 #include "../core/scatter.h"
@@ -23,6 +24,8 @@ inline float roi_value(const RoiParams &p, const Strided2 &r, int64_t i, int64_t
   // checked and used.
   if (p.dtype == ACL_FLOAT16)
     return half_to_float(load_once(reinterpret_cast<const uint16_t *>(q)));
+  if (p.dtype == ACL_DOUBLE)  // the geometry is float32's, as for FLOAT (roipool_double.cpp)
+    return static_cast<float>(load_once(reinterpret_cast<const double *>(q)));
   return load_once(reinterpret_cast<const float *>(q));
 }
 
@@ -40,6 +43,30 @@ struct RoiGeom {
   bool empty = false;
   int64_t *hs = nullptr, *he = nullptr, *ws = nullptr, *we = nullptr;
 };
+
+// The bin rule, its one copy for the scalar paths: bin (i, j)'s maximum over plane (row stride sh,
+// column stride sw, in elements) and its flat index; an empty bin gives 0 and -1, and NaN never
+// wins (a bin of NaNs gives -inf and -1).
+template <class T>
+inline void bin_max(const T *plane, int64_t sh, int64_t sw, int64_t w, const RoiGeom &g, int64_t i,
+                    int64_t j, T *best, int64_t *at) {
+  *best = 0;
+  *at = -1;
+  if (g.empty || g.he[i] <= g.hs[i] || g.we[j] <= g.ws[j]) return;
+  *best = -std::numeric_limits<T>::infinity();
+  for (int64_t hh = g.hs[i]; hh < g.he[i]; ++hh) {
+    const T *row = plane + hh * sh;
+    for (int64_t ww = g.ws[j]; ww < g.we[j]; ++ww) {
+      const T v = row[ww * sw];
+      // The running maximum rarely changes inside a bin: a branch is cheaper than a dependent
+      // select chain.
+      if (v > *best) {
+        *best = v;
+        *at = hh * w + ww;
+      }
+    }
+  }
+}
 
 // The ROIs as phase 2 sees them: a private float copy of rois (R x 5), read from the caller's
 // tensor exactly once, and each ROI's batch index decoded once from that copy. Every later use

@@ -7,7 +7,7 @@ namespace poolgrad {
 
 namespace {
 
-enum Layout { kChannelBlocks, kChannelMajor, kFlatRuns, kStrided, kEmpty };
+enum Layout { kChannelBlocks, kChannelMajor, kFlatRuns, kStrided, kEmpty, kDouble };
 
 bool blocks(const RoiParams &p, const Strided4 &, const Strided2 &, const Strided4 &,
             const Strided4 &) {
@@ -22,9 +22,11 @@ bool flat(const RoiParams &p, const Strided4 &gy, const Strided2 &, const Stride
   return roi_backward_flat(p, gy, am);
 }
 
+// DOUBLE rows come first: the others convert to float32 (kAnyDtype would take DOUBLE too).
 // clang-format off
 const KernelRow<RoiForwardKernel> kForward[] = {
 //  device         dtype      index      layout          isa            name                               kernel: workspace, run, applies
+    {Device::kHost, ACL_DOUBLE, ACL_INT32, kDouble,       Isa::kPortable, "roi-forward-double",              {roi_double_workspace, roi_forward_double}},
     {Device::kHost, kAnyDtype, ACL_INT32, kChannelBlocks, Isa::kAvx2,     "roi-forward-channel-blocks/avx2", {roi_forward_blocks_workspace, roi_forward_blocks, blocks}},
     {Device::kHost, kAnyDtype, ACL_INT32, kChannelMajor,  Isa::kAvx2,     "roi-forward-channel-major/avx2",  {roi_forward_channel_major_workspace, roi_forward_channel_major}},
     {Device::kHost, kAnyDtype, ACL_INT32, kChannelMajor,  Isa::kNeon,     "roi-forward-channel-major/neon",  {roi_forward_channel_major_workspace, roi_forward_channel_major}},
@@ -35,6 +37,7 @@ const KernelRow<RoiForwardKernel> kForward[] = {
 // grids take one scalar loop (the row conversions there are strided, hence scalar too).
 const KernelRow<RoiBackwardKernel> kBackward[] = {
 //  device         dtype      index      layout     isa            name                                      kernel: workspace, run, applies
+    {Device::kHost, ACL_DOUBLE, ACL_INT32, kDouble,  Isa::kPortable, "roi-backward-double",                    {roi_double_workspace, roi_backward_double}},
     {Device::kHost, kAnyDtype, ACL_INT32, kEmpty,    Isa::kPortable, "zero-fill",                              {roi_zero_fill_workspace, roi_zero_fill, empty}},
     {Device::kHost, kAnyDtype, ACL_INT32, kFlatRuns, Isa::kAvx2,     "roi-backward-batch-channel-blocks/avx2", {roi_backward_workspace, roipool_backward, flat}},
     {Device::kHost, kAnyDtype, ACL_INT32, kFlatRuns, Isa::kNeon,     "roi-backward-batch-channel-blocks/neon", {roi_backward_workspace, roipool_backward, flat}},

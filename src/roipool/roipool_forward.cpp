@@ -81,23 +81,9 @@ void forward_items(const RoiParams &p, const Strided4 &x, const RoiGeom *geo, co
     for (int64_t i = 0; i < p.ph; ++i) {
       int32_t *arow = reinterpret_cast<int32_t *>(elem(am, 4, r, c, i, 0));
       for (int64_t j = 0; j < p.pw; ++j) {
-        float best = 0.0f;
-        int64_t bi = -1;
-        if (!g.empty && g.he[i] > g.hs[i] && g.we[j] > g.ws[j]) {
-          best = -std::numeric_limits<float>::infinity();
-          for (int64_t hh = g.hs[i]; hh < g.he[i]; ++hh) {
-            const float *row = plane + hh * p.w;
-            for (int64_t ww = g.ws[j]; ww < g.we[j]; ++ww) {
-              const float v = row[ww];
-              // The running maximum rarely changes inside a bin: a branch is cheaper than a
-              // dependent select chain. NaN never wins.
-              if (v > best) {
-                best = v;
-                bi = hh * p.w + ww;
-              }
-            }
-          }
-        }
+        float best;
+        int64_t bi;
+        bin_max(plane, p.w, 1, p.w, g, i, j, &best, &bi);
         yrow[j] = best;
         arow[j * am.sw] = static_cast<int32_t>(bi);
       }

@@ -63,6 +63,15 @@ FirstError roipool_backward(const RoiParams &p, const Strided4 &grad_out, const 
                             const Strided4 &argmax, const Strided4 &grad_in, void *workspace);
 bool roi_backward_flat(const RoiParams &p, const Strided4 &grad_out, const Strided4 &argmax);
 
+// DOUBLE (poolgrad's extension, core/dtype.h): the forward and the backward in double, one thread
+// (roipool_double.cpp); the backward also zero-fills an empty gradOutput's gradInputRef.
+int64_t roi_double_workspace(const RoiParams &p, const Strided4 &a, const Strided2 &rois,
+                             const Strided4 &b, const Strided4 &c);
+FirstError roi_forward_double(const RoiParams &p, const Strided4 &x, const Strided2 &rois,
+                              const Strided4 &y, const Strided4 &argmax, void *workspace);
+FirstError roi_backward_double(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,
+                               const Strided4 &argmax, const Strided4 &grad_in, void *workspace);
+
 // The backward of an empty gradOutput: the gradient of an empty sum, gradInputRef zero-filled
 // (a possibly strided view of p.dtype; CANN leaves it untouched).
 int64_t roi_zero_fill_workspace(const RoiParams &p, const Strided4 &grad_out, const Strided2 &rois,

@@ -8,8 +8,9 @@ namespace poolgrad {
 
 namespace {
 
+// CANN's list; DOUBLE too where this thread turned poolgrad's extension on (core/dtype.h).
 bool is_roi_dtype(aclDataType t) {
-  return t == ACL_FLOAT || t == ACL_FLOAT16;
+  return t == ACL_FLOAT || t == ACL_FLOAT16 || (t == ACL_DOUBLE && thread_double_dtype());
 }
 
 }  // namespace
