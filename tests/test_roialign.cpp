@@ -114,7 +114,7 @@ std::vector<double> reference_forward(const HostTensor &x, const std::vector<flo
         const auto ss = samples(&boxes[k * 5 + 1], H, W, a, i, j, &count, &outside);
         for (int64_t c = 0; c < C; ++c) {
           auto at = [&](int64_t yy, int64_t xx) {
-            return double(x.get(((b * C + c) * H + yy) * W + xx));
+            return x.get_real(((b * C + c) * H + yy) * W + xx);
           };
           double acc = 0, best = -std::numeric_limits<double>::infinity();
           for (const Sample &s : ss) {
@@ -143,7 +143,7 @@ std::vector<double> reference_backward(const HostTensor &gy, const std::vector<f
           double count;
           int64_t outside;
           const auto ss = samples(&boxes[k * 5 + 1], H, W, a, i, j, &count, &outside);
-          const double g = gy.get(((k * C + c) * a.ph + i) * a.pw + j);
+          const double g = gy.get_real(((k * C + c) * a.ph + i) * a.pw + j);
           double *plane = &gx[size_t((int64_t(boxes[k * 5]) * C + c) * H * W)];
           for (const Sample &s : ss) {
             plane[s.y0 * W + s.x0] += g * s.w[0] / count;
@@ -175,7 +175,7 @@ std::vector<float> random_boxes(std::mt19937 &rng, int64_t K, int64_t B, int64_t
 }
 
 void fill_boxes(HostTensor &t, const std::vector<float> &v) {
-  for (size_t i = 0; i < v.size(); ++i) t.set(int64_t(i), v[i]);
+  for (size_t i = 0; i < v.size(); ++i) t.set_real(int64_t(i), v[i]);
 }
 
 std::vector<uint32_t> bits(const HostTensor &t) {
@@ -190,7 +190,8 @@ std::vector<uint32_t> bits(const HostTensor &t) {
 void expect_near_all(const HostTensor &got, const std::vector<double> &want, double tol) {
   ASSERT_EQ(got.numel(), int64_t(want.size()));
   for (int64_t i = 0; i < got.numel(); ++i)
-    ASSERT_NEAR(got.get(i), want[size_t(i)], tol * (1 + std::fabs(want[size_t(i)]))) << "at " << i;
+    ASSERT_NEAR(got.get_real(i), want[size_t(i)], tol * (1 + std::fabs(want[size_t(i)])))
+        << "at " << i;
 }
 
 struct Threads {
@@ -602,6 +603,73 @@ TEST(RoiAlign, OnnxValidationRules) {
                     "spatialScale");
   bad.scale = 1e-40f;  // ONNX's test is > 0: a denormal scale runs
   EXPECT_EQ(call(&x, &r, &bi, "max", &o, bad), ACLNN_SUCCESS) << last_msg();
+}
+
+// DOUBLE by poolgrad's extension (poolgradSetThreadDoubleDtype): torchvision's float64 kernel, so
+// the naive reference (in double) within 1e-12, where float32's 1e-5 would not hold; the rows
+// named; refused without the extension. (python/tests/test_float64.py compares with torchvision's
+// float64 bit for bit.)
+TEST(RoiAlignV2, DoubleByTheExtensionAgainstNaiveReference) {
+  std::mt19937 rng(21);
+  const DoubleDtypeScope on(true);
+  for (bool aligned : {false, true})
+    for (int64_t sampling : {0, 2}) {
+      Attrs a;
+      a.ph = 1 + rng() % 4, a.pw = 1 + rng() % 4;
+      a.scale = 0.5f, a.sampling = sampling, a.aligned = aligned;
+      const int64_t B = 2, C = 1 + rng() % 5, H = 3 + rng() % 8, W = 3 + rng() % 8, K = 6;
+      SCOPED_TRACE(testing::Message() << "aligned=" << aligned << " sampling=" << sampling);
+      HostTensor x({B, C, H, W}, ACL_DOUBLE, ACL_FORMAT_NCHW);
+      std::normal_distribution<double> nd;
+      for (int64_t i = 0; i < x.numel(); ++i) x.set_real(i, nd(rng));
+      std::vector<float> bv = random_boxes(rng, K, B, H, W, a.scale);
+      HostTensor boxes({K, 5}, ACL_DOUBLE, ACL_FORMAT_ND);
+      fill_boxes(boxes, bv);
+      HostTensor out({K, C, a.ph, a.pw}, ACL_DOUBLE, ACL_FORMAT_NCHW);
+      uint64_t ws;
+      aclOpExecutor *ex;
+      ASSERT_EQ(aclnnRoiAlignV2GetWorkspaceSize(x.t(), boxes.t(), a.ph, a.pw, a.scale, a.sampling,
+                                                a.aligned, out.t(), &ws, &ex),
+                ACLNN_SUCCESS)
+          << last_msg();
+      EXPECT_STREQ(poolgradGetKernelName(ex), "roi-align-bins-double");
+      ASSERT_EQ(aclnnRoiAlignV2(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+      expect_near_all(out, reference_forward(x, bv, a, false), 1e-12);
+      HostTensor gy({K, C, a.ph, a.pw}, ACL_DOUBLE, ACL_FORMAT_NCHW), gx({B, C, H, W}, ACL_DOUBLE);
+      for (int64_t i = 0; i < gy.numel(); ++i) gy.set_real(i, nd(rng));
+      const IntArray shape({B, C, H, W});
+      ASSERT_EQ(
+          aclnnRoiAlignV2BackwardGetWorkspaceSize(gy.t(), boxes.t(), shape, a.ph, a.pw, a.scale,
+                                                  a.sampling, a.aligned, gx.t(), &ws, &ex),
+          ACLNN_SUCCESS)
+          << last_msg();
+      EXPECT_STREQ(poolgradGetKernelName(ex), "roi-align-channels-double");
+      ASSERT_EQ(aclnnRoiAlignV2Backward(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
+      expect_near_all(gx, reference_backward(gy, bv, {B, C, H, W}, a), 1e-12);
+    }
+  // ONNX's max mode in double too.
+  Attrs a;
+  a.ph = a.pw = 2, a.scale = 1.0f, a.sampling = 2;
+  HostTensor x({1, 2, 5, 5}, ACL_DOUBLE), rois({2, 4}, ACL_DOUBLE, ACL_FORMAT_ND),
+      bi({2}, ACL_INT32, ACL_FORMAT_ND), out({2, 2, 2, 2}, ACL_DOUBLE);
+  for (int64_t i = 0; i < x.numel(); ++i) x.set_real(i, 1.0 + double(i % 9) * 0x1p-40);
+  const double r[8] = {0.5, 0.5, 3.5, 3.5, 1, 0, 4, 2};
+  for (int64_t i = 0; i < 8; ++i) rois.set_real(i, r[i]);
+  bi.set_int(0, 0), bi.set_int(1, 0);
+  ASSERT_EQ(onnx(x, rois, bi, "max", a, out), ACLNN_SUCCESS) << last_msg();
+  const std::vector<float> bv = {0, 0.5f, 0.5f, 3.5f, 3.5f, 0, 1, 0, 4, 2};
+  expect_near_all(out, reference_forward(x, bv, a, true), 1e-15);
+}
+
+TEST(RoiAlignV2, DoubleRefusedWithoutTheExtension) {
+  HostTensor x({1, 1, 4, 4}, ACL_DOUBLE), boxes({1, 5}, ACL_DOUBLE, ACL_FORMAT_ND),
+      out({1, 1, 2, 2}, ACL_DOUBLE);
+  uint64_t ws;
+  aclOpExecutor *ex;
+  EXPECT_STATUS_MSG(
+      aclnnRoiAlignV2GetWorkspaceSize(x.t(), boxes.t(), 2, 2, 1.0f, 0, false, out.t(), &ws, &ex),
+      ACLNN_ERR_PARAM_INVALID, "aclnnRoiAlignV2",
+      "self dtype must be FLOAT or FLOAT16, but got DOUBLE");
 }
 
 }  // namespace

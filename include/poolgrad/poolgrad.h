@@ -23,10 +23,11 @@ ACL_FUNC_VISIBILITY void poolgradSetThreadNumThreads(int n);
 /** poolgrad's DOUBLE extension, for calls made from the calling thread (nonzero: on, 0: off, the
  * default). When on, the max-pool family (aclnnMaxPool2dWithIndices[Backward],
  * aclnnMaxPool3dWithArgmax[Backward], aclnnAdaptiveMaxPool2d[Backward],
- * aclnnAdaptiveMaxPool3d[Backward]), aclnnRoiPoolingWithArgMax, aclnnRoiPoolingGradWithArgMax and
- * aclnnMaxUnpool2dBackward also take DOUBLE data on every product that runs them, beyond CANN's
- * dtype lists, computed in double (compared and summed, never narrowed; RoI bins from CANN's
- * float32 geometry).
+ * aclnnAdaptiveMaxPool3d[Backward]), aclnnRoiPoolingWithArgMax, aclnnRoiPoolingGradWithArgMax,
+ * aclnnRoiAlignV2[Backward], aclnnRoiAlign and aclnnMaxUnpool2dBackward also take DOUBLE data on
+ * every product that runs them, beyond CANN's dtype lists, computed in double (compared and
+ * summed, never narrowed; RoI pooling's bins from CANN's float32 geometry, RoIAlign as
+ * torchvision's float64 kernel with spatialScale, a float, as given).
  * PyTorch's layer turns it on around its own calls, for float64 tensors (gradcheck); CANN code
  * never needs it. */
 ACL_FUNC_VISIBILITY void poolgradSetThreadDoubleDtype(int enable);

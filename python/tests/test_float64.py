@@ -77,3 +77,20 @@ def test_float64_roi_pool_passes_gradcheck_and_equals_float32_bins():
     assert y.dtype == torch.float64
     assert torch.equal(y.float(), layer(x.detach().float(), rois.float()))
     assert gradcheck(f, (x,)) and gradgradcheck(f, (x,))
+
+
+@pytest.mark.parametrize("aligned", [False, True])
+@pytest.mark.parametrize("sampling_ratio", [0, 2])
+def test_float64_roi_align_equals_torchvision_and_passes_gradcheck(aligned, sampling_ratio):
+    import torchvision
+    x = _x(2, 3, 8, 9, seed=3)
+    rois = torch.tensor([[0., 0.3, 0.1, 5.2, 5.9], [1, 2, 1, 8, 7], [0, 3.5, 3.1, 3.7, 3.9],
+                         [1, -2, -2, 20, 20]], dtype=torch.float64)
+    layer = pgt.RoIAlign((3, 2), 0.5, sampling_ratio, aligned)
+    f = lambda t: layer(t, rois)  # noqa: E731
+    y = f(x)
+    ref = torchvision.ops.roi_align(x, rois, (3, 2), 0.5, sampling_ratio, aligned)
+    assert y.dtype == torch.float64 and torch.equal(y, ref)  # torchvision's float64 kernel, bit for bit
+    g = torch.randn_like(y)
+    assert torch.equal(torch.autograd.grad(y, x, g)[0], torch.autograd.grad(ref, x, g)[0])
+    assert gradcheck(f, (x,)) and gradgradcheck(f, (x,))

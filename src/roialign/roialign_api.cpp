@@ -24,9 +24,11 @@ const char *const kFwd = "aclnnRoiAlignV2";
 const char *const kBwd = "aclnnRoiAlignV2Backward";
 const char *const kOnnx = "aclnnRoiAlign";
 
+// CANN's lists; DOUBLE too where this thread turned poolgrad's extension on (core/dtype.h).
 aclnnStatus check_dtype_in(const char *api, const char *name, const aclTensor *t, bool half_too) {
   const aclDataType d = t->view.dtype;
   if (d == ACL_FLOAT || (half_too && d == ACL_FLOAT16)) return ACLNN_SUCCESS;
+  if (d == ACL_DOUBLE && thread_double_dtype()) return ACLNN_SUCCESS;
   return fail(ACLNN_ERR_PARAM_INVALID, "%s: %s dtype must be %s, but got %s", api, name,
               half_too ? "FLOAT or FLOAT16" : "FLOAT", dtype_name(d));
 }
@@ -273,6 +275,7 @@ aclnnStatus aclnnRoiAlignV2BackwardGetWorkspaceSize(
   p.scale = spatialScale;
   p.sampling = samplingRatio;
   p.aligned = aligned;
+  p.dtype = gradOutput->view.dtype;  // FLOAT (DOUBLE by the extension)
   Plan plan;
   plan.op = api;
   if (gradInput->view.numel() > 0) {

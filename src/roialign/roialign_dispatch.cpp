@@ -10,15 +10,18 @@ namespace {
 
 enum Layout { kNchw };
 
+// DOUBLE (poolgrad's extension) has rows of its own before the others: they compute in float.
 // clang-format off
 const KernelRow<RoiAlignKernel> kForward[] = {
 //  device         dtype      index      layout  isa            name                   kernel: workspace, run, applies
     {Device::kHost, kAnyDtype, kAnyDtype, kNchw,  Isa::kPortable, "roi-align-zero-fill", {roi_align_backward_workspace, roi_align_zero_fill, roi_align_map_empty}},
+    {Device::kHost, ACL_DOUBLE, kAnyDtype, kNchw, Isa::kPortable, "roi-align-bins-double", {roi_align_forward_double_workspace, roi_align_forward_double}},
     {Device::kHost, ACL_FLOAT, kAnyDtype, kNchw,  Isa::kAvx2,     "roi-align-bins/avx2", {roi_align_forward_workspace, roi_align_forward, roi_align_gather_vector}},
     {Device::kHost, kAnyDtype, kAnyDtype, kNchw,  Isa::kPortable, "roi-align-bins",      {roi_align_forward_workspace, roi_align_forward}},
 };
 const KernelRow<RoiAlignKernel> kBackward[] = {
 //  device         dtype      index      layout  isa            name                   kernel: workspace, run
+    {Device::kHost, ACL_DOUBLE, kAnyDtype, kNchw, Isa::kPortable, "roi-align-channels-double", {roi_align_backward_double_workspace, roi_align_backward_double}},
     {Device::kHost, kAnyDtype, kAnyDtype, kNchw,  Isa::kPortable, "roi-align-channels",  {roi_align_backward_workspace, roi_align_backward}},
 };
 // clang-format on

@@ -22,10 +22,11 @@ using namespace roialign_detail;
 
 namespace {
 
-// Box k's bins for channels [c0, c1) (at most kBlock).
+// Box k's bins for channels [c0, c1) (at most kBlock), stored as T, computed in Real<T>.
 template <class T, bool kMax>
-void forward_bins(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y, const AlignBox &a,
-                  int64_t k, int64_t c0, int64_t c1) {
+void forward_bins(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
+                  const AlignBoxT<Real<T>> &a, int64_t k, int64_t c0, int64_t c1) {
+  using R = Real<T>;
   const int nc = static_cast<int>(c1 - c0);
   const T *plane[kBlock];
   T *outp[kBlock];
@@ -33,20 +34,20 @@ void forward_bins(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
     plane[j] = reinterpret_cast<const T *>(x.base) + a.batch * x.sn + (c0 + j) * x.sc;
     outp[j] = reinterpret_cast<T *>(y.base) + k * y.sn + (c0 + j) * y.sc;
   }
-  const float count = static_cast<float>(std::max<int64_t>(a.gh * a.gw, 1));
+  const R count = static_cast<R>(std::max<int64_t>(a.gh * a.gw, 1));
   for (int64_t i = 0; i < p.ph; ++i)
     for (int64_t jw = 0; jw < p.pw; ++jw) {
-      float acc[kBlock] = {};
+      R acc[kBlock] = {};
       int64_t inside = 0;
-      for_each_sample(p, a, i, jw, [&](const AxisSample &sy, const AxisSample &sx) {
-        const Corners cn = corners(sy, sx, x.sh, x.sw);
-        const float w1 = cn.w[0], w2 = cn.w[1], w3 = cn.w[2], w4 = cn.w[3];
+      for_each_sample(p, a, i, jw, [&](const AxisSampleT<R> &sy, const AxisSampleT<R> &sx) {
+        const CornersT<R> cn = corners(sy, sx, x.sh, x.sw);
+        const R w1 = cn.w[0], w2 = cn.w[1], w3 = cn.w[2], w4 = cn.w[3];
         for (int j = 0; j < nc; ++j) {
           const T *q = plane[j];
-          const float v1 = load_value(q + cn.o[0]), v2 = load_value(q + cn.o[1]),
-                      v3 = load_value(q + cn.o[2]), v4 = load_value(q + cn.o[3]);
+          const R v1 = load_value(q + cn.o[0]), v2 = load_value(q + cn.o[1]),
+                  v3 = load_value(q + cn.o[2]), v4 = load_value(q + cn.o[3]);
           if (kMax) {
-            const float val = std::max(std::max(std::max(w1 * v1, w2 * v2), w3 * v3), w4 * v4);
+            const R val = std::max(std::max(std::max(w1 * v1, w2 * v2), w3 * v3), w4 * v4);
             acc[j] = inside ? std::max(acc[j], val) : val;
           } else {
             acc[j] += w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4;
@@ -58,9 +59,9 @@ void forward_bins(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
       // ONNX max: a sample outside the map weighs 0 (onnxruntime's max of zero-weighted corners).
       const bool outside = inside < a.gh * a.gw;
       for (int j = 0; j < nc; ++j) {
-        float v;
+        R v;
         if (kMax)
-          v = inside == 0 ? 0.0f : outside ? std::max(acc[j], 0.0f) : acc[j];
+          v = inside == 0 ? R(0) : outside ? std::max(acc[j], R(0)) : acc[j];
         else
           v = acc[j] / count;
         store_value(outp[j] + i * y.sh + jw * y.sw, v);
@@ -383,6 +384,33 @@ FirstError roi_align_forward(const RoiAlignParams &p, const Strided4 &x, const B
   };
   const int64_t parts = forward_parts_bytes(p);
   run_parts(p.threads, forward_items_count(p), ws.take<char>(parts), tap_scratch(p), body, nullptr);
+  return FirstError();
+}
+
+// DOUBLE (poolgrad's extension): torchvision's float64 numbers, box by box in one thread
+// (golden-data speed: PyTorch's gradcheck), through the same bin walk in double.
+int64_t roi_align_forward_double_workspace(const RoiAlignParams &p, const Strided4 &,
+                                           const BoxView &, const Strided4 &) {
+  return layout_bytes([&](Arena &a) {
+    AlignBoxT<double> *b;
+    box_layout(a, p, &b);
+  });
+}
+
+FirstError roi_align_forward_double(const RoiAlignParams &p, const Strided4 &x,
+                                    const BoxView &boxes, const Strided4 &y, void *workspace) {
+  Arena ws(workspace, roi_align_forward_double_workspace(p, x, boxes, y));
+  AlignBoxT<double> *table;
+  box_layout(ws, p, &table);
+  const FirstError e = read_boxes(p, boxes, table);
+  if (e.found()) return e;
+  for (int64_t k = 0; k < p.k; ++k)
+    for (int64_t cb = 0; cb < p.c; cb += kBlock) {
+      if (p.max_mode)
+        forward_bins<double, true>(p, x, y, table[k], k, cb, std::min(cb + kBlock, p.c));
+      else
+        forward_bins<double, false>(p, x, y, table[k], k, cb, std::min(cb + kBlock, p.c));
+    }
   return FirstError();
 }
 

@@ -20,7 +20,8 @@ struct RoiAlignParams {
   int64_t sampling = 0;           // samples per bin side; <= 0: ceil(box side / pooled side)
   bool aligned = false;           // V2's half-pixel shift (no minimum box size of 1 then)
   bool max_mode = false;          // ONNX "max": the largest weighted corner, not the mean
-  aclDataType dtype = ACL_FLOAT;  // the feature map's, the output's and the boxes' (FLOAT/FLOAT16)
+  aclDataType dtype = ACL_FLOAT;  // the feature map's, the output's and the boxes' (FLOAT/FLOAT16;
+                                  // DOUBLE by poolgrad's extension)
   aclDataType index_dtype = ACL_INT32;  // ONNX batchIndices' (the dispatch key's index column)
   int threads = 1;
   bool serial = false;  // an output that overlaps itself: one thread, in a fixed order
@@ -57,6 +58,18 @@ FirstError roi_align_forward(const RoiAlignParams &p, const Strided4 &x, const B
                              const Strided4 &y, void *workspace);
 FirstError roi_align_backward(const RoiAlignParams &p, const Strided4 &grad_out,
                               const BoxView &boxes, const Strided4 &grad_in, void *workspace);
+
+// DOUBLE (poolgrad's extension, core/dtype.h): torchvision's float64 kernel's numbers; the
+// forward in one thread, the backward split by channel.
+int64_t roi_align_forward_double_workspace(const RoiAlignParams &p, const Strided4 &a,
+                                           const BoxView &boxes, const Strided4 &b);
+FirstError roi_align_forward_double(const RoiAlignParams &p, const Strided4 &x,
+                                    const BoxView &boxes, const Strided4 &y, void *workspace);
+int64_t roi_align_backward_double_workspace(const RoiAlignParams &p, const Strided4 &a,
+                                            const BoxView &boxes, const Strided4 &b);
+FirstError roi_align_backward_double(const RoiAlignParams &p, const Strided4 &grad_out,
+                                     const BoxView &boxes, const Strided4 &grad_in,
+                                     void *workspace);
 
 // The forward of an empty feature map (ONNX allows one): out zero-filled, as CANN's op_api does,
 // with no box read.
