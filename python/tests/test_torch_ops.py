@@ -238,8 +238,8 @@ def test_ops_library_refused_under_another_torch(monkeypatch):
 
 
 def test_registered_op_errors_carry_the_status():
-    with pytest.raises(ValueError, match=r"^\[161002\] aclnnMaxPool2dWithIndices: .*DOUBLE"):
-        ops.max_pool2d_with_indices(torch.randn(1, 1, 4, 4, dtype=torch.float64), [2, 2])
+    with pytest.raises(ValueError, match=r"^\[161002\] aclnnMaxPool2dWithIndices: .*INT32"):
+        ops.max_pool2d_with_indices(torch.ones(1, 1, 4, 4, dtype=torch.int32), [2, 2])
 
 
 def test_layer_refusals_are_poolgrad_errors_with_the_status():
@@ -248,8 +248,8 @@ def test_layer_refusals_are_poolgrad_errors_with_the_status():
     x = torch.randn(1, 1, 4, 4)
     calls = [lambda: pgt.max_pool2d(x, 2, padding=3), lambda: pgt.MaxPool2d(2, padding=3)(x),
              lambda: pgt.max_pool3d(torch.randn(1, 1, 4, 4, 4), 2, padding=3),
-             lambda: pgt.adaptive_max_pool2d(x.double(), 2), lambda: pgt.adaptive_max_pool3d(x.double(), 2),
-             lambda: pgt.roi_pool(x.double(), torch.zeros(1, 5, dtype=torch.float64), 2)]
+             lambda: pgt.adaptive_max_pool2d(x.int(), 2), lambda: pgt.adaptive_max_pool3d(x.int(), 2),
+             lambda: pgt.roi_pool(x.int(), torch.zeros(1, 5, dtype=torch.int32), 2)]
     for call in calls:
         with pytest.raises(poolgrad.PoolgradError) as info:
             call()
