@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The channels-last max-pool forward's scan with Google Highway (maxpool_scan.h). The targets and
-// their choice by the ISA table as in src/volume/volume_combine.cpp.
-#define HWY_COMPILE_ALL_ATTAINABLE
-#define HWY_DISABLED_TARGETS \
-  (HWY_SSSE3 | HWY_SSE4 | HWY_AVX3 | HWY_AVX3_DL | HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)
+// their choice by the ISA table (scan_channels_for) are core/hwy_targets.h's.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/maxpool/maxpool_scan.cpp"  // from the source root
 #include "maxpool_scan.h"
 
+// The target set first, then Highway's headers (core/hwy_targets.h).
+// clang-format off
+#include "../core/hwy_targets.h"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
+// clang-format on
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad {
@@ -60,21 +61,14 @@ void ScanChannelsAny(const float *const *tap_src, const uint32_t *tap_index, int
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "../core/hwy_pick.h"
+
 namespace poolgrad {
 
 ScanChannels scan_channels_for(Isa isa, bool no_nan) {
-#if HWY_TARGETS & HWY_AVX2
-  if (has_avx2(isa)) return no_nan ? N_AVX2::ScanChannelsNoNan : N_AVX2::ScanChannelsAny;
-#endif
-#if HWY_TARGETS & HWY_NEON
-  if (has_neon(isa)) return no_nan ? N_NEON::ScanChannelsNoNan : N_NEON::ScanChannelsAny;
-#endif
-  (void)isa;
-#if HWY_TARGETS & HWY_EMU128
-  return no_nan ? N_EMU128::ScanChannelsNoNan : N_EMU128::ScanChannelsAny;
-#else  // GCC before 12.3: Highway's fallback is its one-lane target
-  return no_nan ? N_SCALAR::ScanChannelsNoNan : N_SCALAR::ScanChannelsAny;
-#endif
+#define POOLGRAD_SCAN(ns) (no_nan ? ns::ScanChannelsNoNan : ns::ScanChannelsAny)
+  POOLGRAD_HWY_PICK(isa, POOLGRAD_SCAN);
+#undef POOLGRAD_SCAN
 }
 
 }  // namespace poolgrad

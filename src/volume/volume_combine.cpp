@@ -1,22 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Step A of the volume forward with Google Highway (volume_combine.h). Highway's foreach_target
-// includes this file once per target, each time in its own namespace (N_AVX2, N_NEON, N_EMU128);
-// the ISA table, not Highway's run-time dispatch, picks one (combine_rows_for), so the row named
-// in the trace is the code that ran. Only Highway's headers are used: nothing to link.
-//
-// The targets: AVX2 on x86-64 (the AVX-512 rows run it too: one width, one instruction sequence
-// per lane), NEON on AArch64, and Highway's fallback for the portable rows (EMU128, or with GCC
-// before 12.3, which Highway 1.0.3 finds broken for it, SCALAR). Highway's other x86 and Arm
-// targets are left out (no row names them).
-#define HWY_COMPILE_ALL_ATTAINABLE
-#define HWY_DISABLED_TARGETS \
-  (HWY_SSSE3 | HWY_SSE4 | HWY_AVX3 | HWY_AVX3_DL | HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)
+// includes this file once per target, each time in its own namespace; the targets and their
+// choice by the ISA table (combine_rows_for) are core/hwy_targets.h's.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/volume/volume_combine.cpp"  // from the source root
 #include "volume_combine.h"
 
+// The target set first, then Highway's headers (core/hwy_targets.h).
+// clang-format off
+#include "../core/hwy_targets.h"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
+// clang-format on
 
 HWY_BEFORE_NAMESPACE();
 namespace poolgrad {
@@ -79,21 +74,14 @@ void CombineRows(const float *const *rows, int32_t taps, int64_t W, float *best,
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include "../core/hwy_pick.h"
+
 namespace poolgrad {
 
 CombineRows combine_rows_for(Isa isa) {
-#if HWY_TARGETS & HWY_AVX2
-  if (has_avx2(isa)) return N_AVX2::CombineRows;
-#endif
-#if HWY_TARGETS & HWY_NEON
-  if (has_neon(isa)) return N_NEON::CombineRows;
-#endif
-  (void)isa;
-#if HWY_TARGETS & HWY_EMU128
-  return N_EMU128::CombineRows;
-#else  // GCC before 12.3: Highway's fallback is its one-lane target
-  return N_SCALAR::CombineRows;
-#endif
+#define POOLGRAD_COMBINE(ns) ns::CombineRows
+  POOLGRAD_HWY_PICK(isa, POOLGRAD_COMBINE);
+#undef POOLGRAD_COMBINE
 }
 
 }  // namespace poolgrad
