@@ -540,3 +540,44 @@ TEST(MaxUnpool3d, BackwardRowsWithGapsAgreeWithContiguousRows) {
 }
 
 }  // namespace
+
+namespace {
+
+// Outputs larger than the caches (8 MB and more, 2- and 4-byte elements): the same values as the
+// naive scatter, duplicates won by the later input, zeros elsewhere, a bad index reported, at 1
+// and 3 threads, and nothing outside out.
+TEST(MaxUnpool2d, LargeOutputsAtAnyThreadCount) {
+  std::mt19937 rng(5);
+  for (aclDataType dt : {ACL_FLOAT, ACL_FLOAT16, ACL_INT32})
+    for (int threads : {1, 3}) {
+      const int64_t es = dt == ACL_FLOAT16 ? 2 : 4, C = (int64_t(8) << 20) / (128 * 128 * es) + 3;
+      SCOPED_TRACE(testing::Message() << "dt=" << dt << " threads=" << threads << " C=" << C);
+      const int before = poolgradGetNumThreads();
+      poolgradSetNumThreads(threads);
+      HostTensor x({1, C, 32, 32}, dt), idx({1, C, 32, 32}, ACL_INT64), out({1, C, 128, 128}, dt);
+      std::vector<int64_t> want(static_cast<size_t>(C * 128 * 128), 0);
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const int64_t v = static_cast<int64_t>(rng() % 200) - 100, plane = i / (32 * 32);
+        if (dt == ACL_INT32)
+          x.set_int(i, v);
+        else
+          x.set(i, static_cast<float>(v));
+        const int64_t at = static_cast<int64_t>(rng() % 2048);  // repeats within the plane
+        idx.set_int(i, at);
+        want[static_cast<size_t>(plane * 128 * 128 + at)] = v;  // the later input wins
+      }
+      ASSERT_EQ(forward(x, idx, IntArray({128, 128}), out), ACLNN_SUCCESS) << last_msg();
+      for (int64_t i = 0; i < out.numel(); ++i) {
+        const int64_t got = dt == ACL_INT32 ? out.get_int(i) : static_cast<int64_t>(out.get(i));
+        ASSERT_EQ(got, want[static_cast<size_t>(i)]) << "at " << i;
+      }
+      EXPECT_TRUE(out.guards_intact());
+      idx.set_int(7 * 32 * 32 + 5, 128 * 128);  // plane 7: one past its end
+      EXPECT_STATUS_MSG(forward(x, idx, IntArray({128, 128}), out), ACLNN_ERR_PARAM_INVALID, kFwd,
+                        "indices[0,7,0,5]=16384");
+      EXPECT_TRUE(out.guards_intact());
+      poolgradSetNumThreads(before);
+    }
+}
+
+}  // namespace
