@@ -25,18 +25,22 @@ for ex in max_pool2d_with_indices_backward max_pool3d_with_argmax roi_pooling_wi
 done
 run "$build/tests/acl_surface" >/dev/null
 # Determinism across architectures: the fixed case set's checksums equal the stored x86-64 figures,
-# on the NEON rows (the host's best level) and on the portable ones.
-for cap in neon default; do
+# on the SVE rows (qemu's default CPU has SVE: the best level), the NEON rows and the portable
+# ones.
+for cap in sve neon default; do
   POOLGRAD_CPU_CAPABILITY=$cap run "$build/tests/checksum_probe" "$root/tests/checksums.txt" |
     grep -q identical || { echo "aarch64 ($cap): checksums differ from x86-64's"; exit 1; }
 done
-# The trace names the NEON rows that ran (and none under "default").
-neon_rows=$(POOLGRAD_LOG=info run "$build/tests/checksum_probe" "$root/tests/checksums.txt" 2>&1 |
-  grep -o '[a-z0-9-]*/neon' | sort -u)
+# The trace names the rows that ran: SVE ones at the best level, NEON ones under "neon" (and
+# neither under "default").
+traced() { POOLGRAD_CPU_CAPABILITY=$1 POOLGRAD_LOG=info run "$build/tests/checksum_probe" \
+  "$root/tests/checksums.txt" 2>&1 | grep -o "[a-z0-9-]*/$2" | sort -u; }
+sve_rows=$(traced sve sve)
+[ -n "$sve_rows" ] || { echo "aarch64: the trace names no SVE row"; exit 1; }
+neon_rows=$(traced neon neon)
 [ -n "$neon_rows" ] || { echo "aarch64: the trace names no NEON row"; exit 1; }
-if POOLGRAD_CPU_CAPABILITY=default POOLGRAD_LOG=info run "$build/tests/checksum_probe" \
-  "$root/tests/checksums.txt" 2>&1 | grep -q '/neon'; then
-  echo "aarch64: a NEON row ran under POOLGRAD_CPU_CAPABILITY=default"
+if [ -n "$(traced default 'neon\|sve')" ] || [ -n "$(traced neon sve)" ]; then
+  echo "aarch64: a vector row ran above its cap"
   exit 1
 fi
 # The install: CANN's layout with the aarch64-linux alias, the libraries aarch64 ELF files.
@@ -48,4 +52,4 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 readelf -h "$prefix/lib64/libascendcl.so" | grep -q "AArch64" ||
   { echo "aarch64 install: lib64/libascendcl.so is not an aarch64 library"; exit 1; }
 rm -rf "$prefix"
-echo "aarch64 (qemu): ${passed:-0} C++ tests passed ($(echo "$skip" | tr ':' '\n' | wc -l) left out), 5 examples and the ACL surface program ran, checksums equal x86-64's on the NEON and the portable rows, NEON rows traced: $(echo $neon_rows), install layout checked"
+echo "aarch64 (qemu): ${passed:-0} C++ tests passed ($(echo "$skip" | tr ':' '\n' | wc -l) left out), 5 examples and the ACL surface program ran, checksums equal x86-64's on the SVE, NEON and portable rows, SVE rows traced: $(echo $sve_rows), NEON rows traced: $(echo $neon_rows), install layout checked"

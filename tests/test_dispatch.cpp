@@ -2,6 +2,11 @@
 // The dispatch: every kernel path, forced by its views and attributes, is named by the plan
 // (poolgradGetKernelName, the name POOLGRAD_LOG prints) and gives the same bits on the portable
 // path (poolgradSetCpuCapability("default")) as on the AVX2 path.
+#if defined(__aarch64__) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -80,6 +85,18 @@ bool host_neon() {
 #endif
 }
 
+// Whether this CPU runs poolgrad's SVE level (qemu-aarch64's default CPU has SVE).
+bool host_sve() {
+#if defined(__aarch64__) && defined(__linux__)
+  return (getauxval(AT_HWCAP) & HWCAP_SVE) != 0;
+#else
+  return false;
+#endif
+}
+// The paths with an SVE row (their Highway code), above their NEON row.
+const char *const kSvePaths[] = {"forward-channels-last", "volume-forward",
+                                 "adaptive-forward-bins"};
+
 // The paths with a NEON row; on AArch64 the others run their portable row at every level.
 const char *const kNeonPaths[] = {
     "forward-planes",         "forward-channels-last",     "backward-planes",
@@ -94,14 +111,23 @@ std::string vector_name(const char *avx2_name, const char *portable_name) {
   return portable_name;
 }
 
-// The call's kernel names under AVX-512 (where the host has it; its AVX2 row otherwise), the first
-// vector level ("avx2": AVX2 on x86, NEON on AArch64) and portable, and the same bits under all.
+// The name of the path's second vector level on this host: AVX-512's (avx512_name, where the path
+// has one), SVE's on AArch64 (where the path has one), else its first level's.
+std::string top_name(const char *avx2_name, const char *portable_name, const char *avx512_name) {
+  if (host_avx512() && avx512_name) return avx512_name;
+  for (const char *path : kSvePaths)
+    if (host_sve() && std::strcmp(path, portable_name) == 0) return std::string(path) + "/sve";
+  return vector_name(avx2_name, portable_name);
+}
+
+// The call's kernel names under the second vector level ("avx512": AVX-512 on x86, SVE on
+// AArch64, where the host has it), the first ("avx2": AVX2 on x86, NEON on AArch64) and portable,
+// and the same bits under all.
 void check_paths(const Phase1 &p1, Phase2 p2, std::vector<HostTensor *> outs, const char *avx2_name,
                  const char *portable_name, const char *avx512_name = nullptr) {
   std::vector<std::vector<uint32_t>> a, b, c;
   const std::string vector = vector_name(avx2_name, portable_name);
-  EXPECT_EQ(run_as("avx512", p1, p2, outs, &c),
-            host_avx512() && avx512_name ? std::string(avx512_name) : vector);
+  EXPECT_EQ(run_as("avx512", p1, p2, outs, &c), top_name(avx2_name, portable_name, avx512_name));
   EXPECT_EQ(run_as("avx2", p1, p2, outs, &a), vector);
   EXPECT_EQ(run_as("default", p1, p2, outs, &b), portable_name);
   EXPECT_EQ(poolgradSetCpuCapability("avx512"), 0);  // no cap: the default
@@ -450,6 +476,31 @@ TEST(Dispatch, MaxPoolGather3AgainstScatter) {
       EXPECT_EQ(b512.bits, b2.bits);  // every valid gradient is still summed and written
       EXPECT_EQ(poolgradSetCpuCapability("avx512"), 0);
     }
+}
+
+// A level name caps at its rung on either ladder: "neon" is "avx2", "sve" is "avx512" (no cap),
+// whichever architecture runs them.
+TEST(Dispatch, LevelNamesMeanTheSameOnBothLadders) {
+  HostTensor x({1, 9, 9, 16}, ACL_FLOAT, ACL_FORMAT_NHWC),
+      out({1, 4, 4, 16}, ACL_FLOAT, ACL_FORMAT_NHWC),
+      idx({1, 4, 4, 16}, ACL_INT32, ACL_FORMAT_NHWC);
+  IntArray k({3}), s({2}), p({0}), d({1});
+  auto name_as = [&](const char *cap) {
+    EXPECT_EQ(poolgradSetCpuCapability(cap), 0) << cap;
+    uint64_t ws;
+    aclOpExecutor *ex;
+    EXPECT_EQ(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x.t(), k, s, p, d, false, out.t(), idx.t(),
+                                                        &ws, &ex),
+              ACLNN_SUCCESS);
+    const std::string name = poolgradGetKernelName(ex);
+    aclDestroyAclOpExecutor(ex);
+    return name;
+  };
+  EXPECT_EQ(name_as("neon"), name_as("avx2"));
+  EXPECT_EQ(name_as("sve"), name_as("avx512"));
+  EXPECT_EQ(name_as("sve"),
+            top_name("forward-channels-last/avx2", "forward-channels-last", nullptr));
+  EXPECT_EQ(poolgradSetCpuCapability("avx512"), 0);
 }
 
 TEST(Dispatch, KernelNameOfADeadHandleIsNull) {

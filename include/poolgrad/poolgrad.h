@@ -42,9 +42,9 @@ ACL_FUNC_VISIBILITY int64_t poolgradPoolOutputSize(int64_t in, int64_t k, int64_
  * prints. The string lives as long as the executor. */
 ACL_FUNC_VISIBILITY const char *poolgradGetKernelName(const aclOpExecutor *executor);
 /** Caps the instruction set the kernels may use, as POOLGRAD_CPU_CAPABILITY does: "default"
- * (portable code only), "avx2" (the best the CPU has, up to AVX2) or "avx512" (up to AVX-512 F,
- * BW, DQ, VL and BF16: no cap). Applies to later phase-1 calls. Returns 0, or -1 for an unknown
- * name (nothing changes). */
+ * (portable code only), "avx2" or "neon" (the first vector level: AVX2 on x86-64, NEON on
+ * AArch64) or "avx512" or "sve" (the second: AVX-512 F, BW, DQ, VL and BF16, or SVE; no cap).
+ * Applies to later phase-1 calls. Returns 0, or -1 for an unknown name (nothing changes). */
 ACL_FUNC_VISIBILITY int poolgradSetCpuCapability(const char *capability);
 /** poolgrad's version string. */
 ACL_FUNC_VISIBILITY const char *poolgradVersion(void);

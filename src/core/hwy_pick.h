@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // POOLGRAD_HWY_PICK(isa, FN): in a Highway kernel's `#if HWY_ONCE` part (core/hwy_targets.h),
-// returns FN(N_AVX2) for a row with AVX2 (AVX-512 rows included), FN(N_NEON) for a NEON row, and
-// FN of Highway's fallback target otherwise. FN is a macro of the target's namespace, so one pick
-// can choose among several functions: #define SCAN(ns) (no_nan ? ns::ScanA : ns::ScanB).
+// returns FN(N_AVX2) for a row with AVX2 (AVX-512 rows included), FN(N_SVE) for an SVE row,
+// FN(N_NEON) for a NEON row, and FN of Highway's fallback target otherwise. FN is a macro of the
+// target's namespace, so one pick can choose among several functions: #define SCAN(ns) (no_nan ?
+// ns::ScanA : ns::ScanB).
 #pragma once
 
 #include "isa.h"
@@ -12,6 +13,12 @@
   if (has_avx2(isa)) return FN(N_AVX2);
 #else
 #define POOLGRAD_HWY_IF_AVX2(isa, FN)
+#endif
+#if HWY_TARGETS & HWY_SVE
+#define POOLGRAD_HWY_IF_SVE(isa, FN) \
+  if (has_sve(isa)) return FN(N_SVE);
+#else
+#define POOLGRAD_HWY_IF_SVE(isa, FN)
 #endif
 #if HWY_TARGETS & HWY_NEON
 #define POOLGRAD_HWY_IF_NEON(isa, FN) \
@@ -28,6 +35,7 @@
 #define POOLGRAD_HWY_PICK(isa, FN)    \
   do {                                \
     POOLGRAD_HWY_IF_AVX2(isa, FN)     \
+    POOLGRAD_HWY_IF_SVE(isa, FN)      \
     POOLGRAD_HWY_IF_NEON(isa, FN)     \
     (void)(isa);                      \
     return POOLGRAD_HWY_FALLBACK(FN); \

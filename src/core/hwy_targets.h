@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Highway targets every kernel written with Google Highway compiles for: AVX2 on x86-64 (the
-// AVX-512 rows run it too: one width, one instruction sequence per lane), NEON on AArch64, and
-// Highway's fallback for the portable rows (EMU128, or with GCC before 12.3, which Highway 1.0.3
-// finds broken for it, SCALAR). Highway's other x86 and Arm targets are left out: no row names
-// them. Only Highway's headers are used: nothing to link.
+// AVX-512 rows run it too: one width, one instruction sequence per lane), NEON and SVE (its
+// vector length chosen by the CPU) on AArch64, and Highway's fallback for the portable rows
+// (EMU128, or with GCC before 12.3, which Highway 1.0.3 finds broken for it, SCALAR). Highway's
+// other x86 and Arm targets are left out: no row names them. Only Highway's headers are used:
+// nothing to link.
 //
 // A kernel file: defines HWY_TARGET_INCLUDE (its own path from the source root), includes this
 // header, then <hwy/foreach_target.h> and <hwy/highway.h>, writes its functions in
@@ -21,4 +22,4 @@
 
 #define HWY_COMPILE_ALL_ATTAINABLE
 #define HWY_DISABLED_TARGETS \
-  (HWY_SSSE3 | HWY_SSE4 | HWY_AVX3 | HWY_AVX3_DL | HWY_SVE | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)
+  (HWY_SSSE3 | HWY_SSE4 | HWY_AVX3 | HWY_AVX3_DL | HWY_SVE2 | HWY_SVE_256 | HWY_SVE2_128)

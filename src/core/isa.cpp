@@ -36,8 +36,11 @@ Isa host_isa() {
   return (a >> 5) & 1 ? Isa::kAvx512 : Isa::kAvx2;
 #elif defined(__aarch64__) && defined(__linux__)
   // The kernel's word on the CPU's features (HWCAP_ASIMD: Advanced SIMD, with the float16
-  // conversions FCVTL / FCVTN, part of every ARMv8-A core).
-  return (getauxval(AT_HWCAP) & HWCAP_ASIMD) ? Isa::kNeon : Isa::kPortable;
+  // conversions FCVTL / FCVTN, part of every ARMv8-A core; HWCAP_SVE: the kernel also saves the
+  // SVE state).
+  const unsigned long caps = getauxval(AT_HWCAP);
+  if (!(caps & HWCAP_ASIMD)) return Isa::kPortable;
+  return (caps & HWCAP_SVE) ? Isa::kSve : Isa::kNeon;
 #else
   return Isa::kPortable;
 #endif
@@ -45,7 +48,7 @@ Isa host_isa() {
 
 // A level's rung on its ladder: 0 portable, 1 the first vector level, 2 the next.
 int rung(Isa isa) {
-  return isa == Isa::kPortable ? 0 : isa == Isa::kAvx512 ? 2 : 1;
+  return isa == Isa::kPortable ? 0 : isa == Isa::kAvx512 || isa == Isa::kSve ? 2 : 1;
 }
 
 // The cap as a rung, from a name; false for an unknown name.
@@ -54,7 +57,7 @@ bool parse(const char *name, int *rung_out) {
     *rung_out = 0;
   else if (std::strcmp(name, "avx2") == 0 || std::strcmp(name, "neon") == 0)
     *rung_out = 1;
-  else if (std::strcmp(name, "avx512") == 0)
+  else if (std::strcmp(name, "avx512") == 0 || std::strcmp(name, "sve") == 0)
     *rung_out = 2;
   else
     return false;
@@ -73,14 +76,15 @@ std::atomic<int> g_cap{[] {
 Isa at_rung(Isa host, int cap) {
   if (rung(host) <= cap) return host;
   if (cap <= 0) return Isa::kPortable;
-  return host == Isa::kAvx512 ? Isa::kAvx2 : host;  // cap 1 below AVX-512
+  // cap 1 below the second level
+  return host == Isa::kAvx512 ? Isa::kAvx2 : host == Isa::kSve ? Isa::kNeon : host;
 }
 
 }  // namespace
 
 bool isa_runs(Isa row, Isa best) {
   if (row == Isa::kPortable) return true;
-  const bool arm_row = row == Isa::kNeon, arm_best = best == Isa::kNeon;
+  const bool arm_row = has_neon(row), arm_best = has_neon(best);
   return best != Isa::kPortable && arm_row == arm_best && rung(row) <= rung(best);
 }
 
@@ -97,6 +101,8 @@ const char *isa_name(Isa isa) {
       return "avx2";
     case Isa::kNeon:
       return "neon";
+    case Isa::kSve:
+      return "sve";
     default:
       return "portable";
   }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The max-pool dispatch tables, in order of preference (core/dispatch.h). Naming: the path, then
 // "/avx2", "/avx512" or "/neon" for rows that run AVX2, AVX-512 or AArch64 NEON code (a NEON
-// row: its row conversions, and on AArch64 the vector code of vec.h).
+// row: its row conversions, and on AArch64 the vector code of vec.h); "/sve": the channels-last
+// scan's SVE code (Highway), NEON code elsewhere.
 #include "maxpool_dispatch.h"
 
 #include "../volume/volume_double.h"
@@ -52,6 +53,7 @@ const KernelRow<MaxPoolForwardKernel> kForward[] = {
 //  device         dtype      index      layout         isa            name                          kernel: workspace, run, applies
     {Device::kHost, ACL_DOUBLE, kAnyDtype, kDouble,      Isa::kPortable, "forward-double",             {pool2d_double_workspace, maxpool2d_forward_double}},
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kAvx2,     "forward-channels-last/avx2", {maxpool_forward_cl_workspace, maxpool_forward_cl, fwd_cl}},
+    {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kSve,      "forward-channels-last/sve",  {maxpool_forward_cl_workspace, maxpool_forward_cl, fwd_cl}},
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kNeon,     "forward-channels-last/neon", {maxpool_forward_cl_workspace, maxpool_forward_cl, fwd_cl}},
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kPortable, "forward-channels-last",      {maxpool_forward_cl_workspace, maxpool_forward_cl, fwd_cl}},
     {Device::kHost, kAnyDtype, kAnyDtype, kPlanes,       Isa::kAvx2,     "forward-planes/avx2",        {maxpool_forward_planes_workspace, maxpool_forward_planes}},

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The volume tables, in order of preference (core/dispatch.h). Naming: the path, then "/avx2" or
-// "/neon" for rows whose vector code and row conversions run AVX2 or AArch64 NEON.
+// "/neon" for rows whose vector code and row conversions run AVX2 or AArch64 NEON; "/sve": step
+// A's SVE code (Highway), NEON code elsewhere.
 #include "volume_dispatch.h"
 
 #include "volume_double.h"
@@ -17,6 +18,7 @@ const KernelRow<VolumeForwardKernel> kForward[] = {
 //  device         dtype      index      layout    isa            name                   kernel
     {Device::kHost, ACL_DOUBLE, kAnyDtype, kDouble,  Isa::kPortable, "volume-forward-double", {volume_double_workspace, volume_forward_double}},
     {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kAvx2,     "volume-forward/avx2", {volume_forward_workspace, volume_forward}},
+    {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kSve,      "volume-forward/sve",  {volume_forward_workspace, volume_forward}},
     {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kNeon,     "volume-forward/neon", {volume_forward_workspace, volume_forward}},
     {Device::kHost, kAnyDtype, kAnyDtype, kVolumes, Isa::kPortable, "volume-forward",      {volume_forward_workspace, volume_forward}},
 };
