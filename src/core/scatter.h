@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "aclnn/aclnn_base.h"
+
 namespace poolgrad {
 
 // The first data error of a kernel: each part keeps its own, the smallest position wins, so the
@@ -46,6 +48,23 @@ inline T load_once(const T *p) {
   T v;
   __atomic_load(p, &v, __ATOMIC_RELAXED);
   return v;
+}
+
+// A stored index of either dtype (INT32 or INT64) at p, loaded once.
+inline int64_t load_index(const char *p, aclDataType idt) {
+  return idt == ACL_INT32 ? load_once(reinterpret_cast<const int32_t *>(p))
+                          : load_once(reinterpret_cast<const int64_t *>(p));
+}
+// The bytes of an index of dtype idt (INT32 or INT64).
+inline int64_t index_size(aclDataType idt) {
+  return idt == ACL_INT32 ? 4 : 8;
+}
+// v stored at p as an index of dtype idt (INT32 or INT64).
+inline void store_index(char *p, aclDataType idt, int64_t v) {
+  if (idt == ACL_INT32)
+    *reinterpret_cast<int32_t *>(p) = static_cast<int32_t>(v);
+  else
+    *reinterpret_cast<int64_t *>(p) = v;
 }
 
 // Values loaded once (several at a time, for a vector check built from them): opaque to the

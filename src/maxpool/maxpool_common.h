@@ -20,10 +20,7 @@ inline char *elem(const Strided4 &t, int64_t esz, int64_t n, int64_t c, int64_t 
 
 inline void store_index(const Strided4 &t, aclDataType idt, int64_t n, int64_t c, int64_t h,
                         int64_t w, int64_t v) {
-  if (idt == ACL_INT32)
-    *reinterpret_cast<int32_t *>(elem(t, 4, n, c, h, w)) = static_cast<int32_t>(v);
-  else
-    *reinterpret_cast<int64_t *>(elem(t, 8, n, c, h, w)) = v;
+  poolgrad::store_index(elem(t, index_size(idt), n, c, h, w), idt, v);
 }
 
 // One output row's indices, from the int64 row computed, in the indices' dtype and stride (inline:
@@ -44,12 +41,6 @@ inline void store_index_row(const Strided4 &t, aclDataType idt, int64_t n, int64
     else
       for (int64_t o = 0; o < count; ++o) r[o * sw] = irow[o];
   }
-}
-
-// A stored index of either dtype, loaded once (scatter.h).
-inline int64_t load_index(const char *p, aclDataType idt) {
-  return idt == ACL_INT32 ? load_once(reinterpret_cast<const int32_t *>(p))
-                          : load_once(reinterpret_cast<const int64_t *>(p));
 }
 
 inline bool channels_last(const Strided4 &t) {

@@ -16,14 +16,6 @@ double *at(const Strided5 &t, int64_t n, int64_t c, int64_t d, int64_t h, int64_
   return reinterpret_cast<double *>(volume_at(t, 8, n, c, d, h, w));
 }
 
-void store_index(const Strided5 &t, aclDataType idt, int64_t n, int64_t c, int64_t d, int64_t h,
-                 int64_t w, int64_t v) {
-  if (idt == ACL_INT32)
-    *reinterpret_cast<int32_t *>(volume_at(t, 4, n, c, d, h, w)) = static_cast<int32_t>(v);
-  else
-    *reinterpret_cast<int64_t *>(volume_at(t, 8, n, c, d, h, w)) = v;
-}
-
 }  // namespace
 
 VolumeParams volume_params(const MaxPoolParams &p, bool adaptive) {
@@ -66,7 +58,8 @@ FirstError volume_forward_double(const VolumeParams &p, const Strided5 &x, const
                     best = v, best_at = (d * H + h) * W + w;
                 }
             *at(out, n, c, od, oh, ow) = best;
-            store_index(idx, p.index_dtype, n, c, od, oh, ow, best_at);
+            store_index(volume_at(idx, index_size(p.index_dtype), n, c, od, oh, ow), p.index_dtype,
+                        best_at);
           }
   return {};
 }
@@ -87,10 +80,8 @@ FirstError volume_backward_double(const VolumeParams &p, const Strided5 &gy, con
       for (int64_t od = 0; od < dout; ++od)
         for (int64_t oh = 0; oh < hout; ++oh)
           for (int64_t ow = 0; ow < wout; ++ow) {
-            const char *ix = volume_at(idx, dtype_size(p.index_dtype), n, c, od, oh, ow);
-            const int64_t k = p.index_dtype == ACL_INT32
-                                  ? load_once(reinterpret_cast<const int32_t *>(ix))
-                                  : load_once(reinterpret_cast<const int64_t *>(ix));
+            const int64_t k = load_index(
+                volume_at(idx, index_size(p.index_dtype), n, c, od, oh, ow), p.index_dtype);
             if (in_plane(k, dhw))
               *at(gx, n, c, k / (H * W), k / W % H, k % W) += *at(gy, n, c, od, oh, ow);
             else if (k != -1)
