@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 
 import numpy as np
@@ -214,8 +213,8 @@ def compare(args) -> int:
         print(f"warning: {note}")
     pictures = []
     if args.plot is not None:  # named after the device's file, written only into the given folder
-        stem = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.splitext(os.path.basename(args.a.split(":")[0]))[0])
-        pictures = plots.write(a, b, args.plot or ".", stem, os.path.basename(args.a.split(":")[0]))
+        device = os.path.basename(args.a.split(":")[0])
+        pictures = plots.write(a, b, args.plot or ".", plots.stem(os.path.splitext(device)[0]), device)
     if args.json:
         out = {"device": args.a, "golden": args.b, "elements": int(a.size), "dtype": str(da),
                "golden_dtype": str(db), "standard": v.standard, "passed": bool(v.passed),

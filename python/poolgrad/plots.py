@@ -11,6 +11,7 @@ before any work starts.
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 
@@ -26,6 +27,12 @@ def require() -> None:
                            "pip install matplotlib (or poolgrad[plot])") from None
 
 
+def stem(name: str) -> str:
+    """A file-name stem from any name: characters other than letters, digits, ".", "_" and "-"
+    become "_", so a stem can never leave the folder it is written into."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
 def plane_grid(values: np.ndarray, reduce) -> np.ndarray:
     """values reduced over each plane (the dims after the first two) to an (N, C) grid; a 2-D
     array is its own grid, a 1-D one a single row, a scalar one cell."""
@@ -36,7 +43,7 @@ def plane_grid(values: np.ndarray, reduce) -> np.ndarray:
 
 def write(actual, golden, out_dir: str, stem: str, title: str) -> list:
     """Writes OUT_DIR/STEM-heatmap.png (and OUT_DIR/STEM-hist.png for floating outputs); returns
-    the paths written. OUT_DIR is the caller's (already confined) directory; STEM has no slash."""
+    the paths written. OUT_DIR is the caller's (already confined) directory; STEM is from stem()."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only: no display needed

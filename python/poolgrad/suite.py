@@ -22,7 +22,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import stat
 from typing import Callable
 
@@ -457,7 +456,7 @@ def judge_suite(golden_dir: str, device_dir: str, standard: str | None = None, t
                 if note:
                     outs[name]["warning"] = note
                 if plot_dir is not None:
-                    stem = re.sub(r"[^A-Za-z0-9._-]", "_", f"{case['name']}-{name}")
+                    stem = plots.stem(f"{case['name']}-{name}")
                     inside(plot_dir, stem)  # the files go nowhere but plot_dir
                     outs[name]["plots"] = plots.write(actual, golden, plot_dir, stem, f"{case['name']}/{name}")
             except (ValueError, OSError) as e:
