@@ -31,6 +31,14 @@ for cap in sve neon default; do
   POOLGRAD_CPU_CAPABILITY=$cap run "$build/tests/checksum_probe" "$root/tests/checksums.txt" |
     grep -q identical || { echo "aarch64 ($cap): checksums differ from x86-64's"; exit 1; }
 done
+# SVE's vector length is the CPU's (qemu's default: 64 bytes): the SVE rows again at the smallest
+# (16 bytes: Kunpeng 930, Neoverse V2) and the architecture's largest (256 bytes), so that no
+# kernel assumes a width.
+for vl in 16 256; do
+  qemu-aarch64 -L /usr/aarch64-linux-gnu -cpu max,sve-default-vector-length=$vl \
+    "$build/tests/checksum_probe" "$root/tests/checksums.txt" | grep -q identical ||
+    { echo "aarch64 (SVE, $vl-byte vectors): checksums differ from x86-64's"; exit 1; }
+done
 # The trace names the rows that ran: SVE ones at the best level, NEON ones under "neon" (and
 # neither under "default").
 traced() { POOLGRAD_CPU_CAPABILITY=$1 POOLGRAD_LOG=info run "$build/tests/checksum_probe" \
@@ -52,4 +60,4 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 readelf -h "$prefix/lib64/libascendcl.so" | grep -q "AArch64" ||
   { echo "aarch64 install: lib64/libascendcl.so is not an aarch64 library"; exit 1; }
 rm -rf "$prefix"
-echo "aarch64 (qemu): ${passed:-0} C++ tests passed ($(echo "$skip" | tr ':' '\n' | wc -l) left out), 5 examples and the ACL surface program ran, checksums equal x86-64's on the SVE, NEON and portable rows, SVE rows traced: $(echo $sve_rows), NEON rows traced: $(echo $neon_rows), install layout checked"
+echo "aarch64 (qemu): ${passed:-0} C++ tests passed ($(echo "$skip" | tr ':' '\n' | wc -l) left out), 5 examples and the ACL surface program ran, checksums equal x86-64's on the SVE (16-, 64- and 256-byte vectors), NEON and portable rows, SVE rows traced: $(echo $sve_rows), NEON rows traced: $(echo $neon_rows), install layout checked"

@@ -94,7 +94,7 @@ bool host_sve() {
 #endif
 }
 // The paths with an SVE row (their Highway code), above their NEON row.
-const char *const kSvePaths[] = {"forward-channels-last", "volume-forward",
+const char *const kSvePaths[] = {"forward-planes", "forward-channels-last", "volume-forward",
                                  "adaptive-forward-bins"};
 
 // The paths with a NEON row; on AArch64 the others run their portable row at every level.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The max-pool dispatch tables, in order of preference (core/dispatch.h). Naming: the path, then
 // "/avx2", "/avx512" or "/neon" for rows that run AVX2, AVX-512 or AArch64 NEON code (a NEON
-// row: its row conversions, and on AArch64 the vector code of vec.h); "/sve": the channels-last
-// scan's SVE code (Highway), NEON code elsewhere.
+// row: its row conversions and its Highway code's NEON target); "/sve": the forwards' Highway
+// code compiled for SVE, NEON code elsewhere.
 #include "maxpool_dispatch.h"
 
 #include "../volume/volume_double.h"
@@ -57,6 +57,7 @@ const KernelRow<MaxPoolForwardKernel> kForward[] = {
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kNeon,     "forward-channels-last/neon", {maxpool_forward_cl_workspace, maxpool_forward_cl, fwd_cl}},
     {Device::kHost, kAnyDtype, kAnyDtype, kChannelsLast, Isa::kPortable, "forward-channels-last",      {maxpool_forward_cl_workspace, maxpool_forward_cl, fwd_cl}},
     {Device::kHost, kAnyDtype, kAnyDtype, kPlanes,       Isa::kAvx2,     "forward-planes/avx2",        {maxpool_forward_planes_workspace, maxpool_forward_planes}},
+    {Device::kHost, kAnyDtype, kAnyDtype, kPlanes,       Isa::kSve,      "forward-planes/sve",         {maxpool_forward_planes_workspace, maxpool_forward_planes}},
     {Device::kHost, kAnyDtype, kAnyDtype, kPlanes,       Isa::kNeon,     "forward-planes/neon",        {maxpool_forward_planes_workspace, maxpool_forward_planes}},
     {Device::kHost, kAnyDtype, kAnyDtype, kPlanes,       Isa::kPortable, "forward-planes",             {maxpool_forward_planes_workspace, maxpool_forward_planes}},
 };

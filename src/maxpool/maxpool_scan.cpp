@@ -20,7 +20,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <bool kNoNan>
 void ScanChannels(const float *const *tap_src, const uint32_t *tap_index, int64_t taps,
                   int64_t c_end, float *best, int64_t *bidx) {
-  const hn::ScalableTag<float> df;
+  // At most 8 lanes: c_end is a multiple of 8, and best/bidx have 8 entries of slack, whatever
+  // the SVE CPU's vector length (up to 64 lanes).
+  const hn::CappedTag<float, 8> df;
   const hn::RebindToUnsigned<decltype(df)> du;
   const int64_t n = static_cast<int64_t>(hn::Lanes(df));
   for (int64_t c = 0; c < c_end; c += n) {
