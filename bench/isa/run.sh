@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The ISA probe behind docs/architecture.md's "How the ISA code is organised": the max-pool window
-# scan as GCC 8-lane vectors (poolgrad's vec.h way, AVX2 and baseline) and as Highway code for
+# scan as GCC 8-lane vectors (poolgrad's former vec.h way, AVX2 and baseline) and as Highway code for
 # every target this host runs, timed in alternating blocks, every variant checked against the first
 # bit for bit. Runs on x86-64 and on aarch64 hosts (needs g++ and libhwy-dev).
 set -euo pipefail

@@ -6,8 +6,8 @@
 #include <cstdint>
 
 namespace isa_probe {
-// poolgrad's way: GCC vector types of 8 floats (src/core/vec.h), one source compiled for AVX2 and
-// for the baseline.
+// poolgrad's way: GCC vector types of 8 floats (the former src/core/vec.h), one source compiled for
+// AVX2 and for the baseline.
 void scan_vec_avx2(const float *const *rows, int taps, int64_t n, float *best, int32_t *bidx);
 void scan_vec_portable(const float *const *rows, int taps, int64_t n, float *best, int32_t *bidx);
 // Highway's: its widest target on this host.

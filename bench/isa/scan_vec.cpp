@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The window scan with GCC vector types, as src/core/vec.h writes the max-pool forward.
+// The window scan with GCC vector types, as the former src/core/vec.h wrote the max-pool forward.
 #include <cstring>
 
 #include "scan.h"

@@ -167,8 +167,8 @@ HWY_INLINE void StoreSplit(VF a, VF b, float *dst, int64_t phase_stride, int64_t
 // columns are 0 (a, b: the block, loaded whole and masked). (At stride 1, b holds only columns
 // past the row where rest <= N, and is not stored: the pitch is a multiple of 8, not 16.)
 // Returns the block's NaN lanes.
-HWY_INLINE VF StoreSplitTail(VF a, VF b, float *dst, int64_t phase_stride, int64_t j,
-                             int64_t rest, int64_t sw) {
+HWY_INLINE VF StoreSplitTail(VF a, VF b, float *dst, int64_t phase_stride, int64_t j, int64_t rest,
+                             int64_t sw) {
   const DF df;
   if (sw == 1 && rest <= static_cast<int64_t>(hn::Lanes(df)))
     hn::StoreU(a, df, dst + j);
@@ -210,8 +210,8 @@ HWY_INLINE void SplitRow(const float *row, int64_t W, int64_t readable, int64_t 
   if (j == W) return;
   if (sw <= 2 && j + 2 * N <= readable) {
     const int64_t rest = W - j;
-    const VF a = hn::IfThenElseZero(hn::FirstN(df, static_cast<size_t>(rest)),
-                                    hn::LoadU(df, row + j));
+    const VF a =
+        hn::IfThenElseZero(hn::FirstN(df, static_cast<size_t>(rest)), hn::LoadU(df, row + j));
     const VF b = hn::IfThenElseZero(hn::FirstN(df, static_cast<size_t>(rest > N ? rest - N : 0)),
                                     hn::LoadU(df, row + j + N));
     nan = hn::Or(nan, StoreSplitTail(a, b, dst, phase_stride, j, rest, sw));
@@ -431,10 +431,10 @@ void ForwardPlaneRange(const MaxPoolParams &p, const Strided4 &x, const Strided4
                             obits, irow);
         else if (no_nan)
           ScanInterior<true>(s.split + row_at, tap_at, tap_index, taps, ow, ow_hi, a.sw, row_base,
-                              lane_off, orow, irow);
+                             lane_off, orow, irow);
         else
           ScanInterior<false>(s.split + row_at, tap_at, tap_index, taps, ow, ow_hi, a.sw, row_base,
-                               lane_off, orow, irow);
+                              lane_off, orow, irow);
         ow = ow_hi;
       }
       for (; ow < p.wo; ++ow) scalar_at(ow);
