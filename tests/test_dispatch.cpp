@@ -17,6 +17,8 @@
 
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
 #include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
+#include "aclnnop/aclnn_roi_align.h"
+#include "aclnnop/aclnn_roi_align_v2.h"
 #include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
 #include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
 #include "poolgrad/poolgrad.h"
@@ -95,13 +97,14 @@ bool host_sve() {
 }
 // The paths with an SVE row (their Highway code), above their NEON row.
 const char *const kSvePaths[] = {"forward-planes", "forward-channels-last", "volume-forward",
-                                 "adaptive-forward-bins"};
+                                 "adaptive-forward-bins", "roi-align-bins"};
 
 // The paths with a NEON row; on AArch64 the others run their portable row at every level.
 const char *const kNeonPaths[] = {
     "forward-planes",         "forward-channels-last",     "backward-planes",
     "backward-channels-last", "roi-forward-channel-major", "roi-backward-batch-channel-blocks",
-    "volume-forward",         "volume-backward",           "adaptive-forward-bins"};
+    "volume-forward",         "volume-backward",           "adaptive-forward-bins",
+    "roi-align-bins"};
 
 // The name of the path's first vector level on this host: AVX2's on x86, NEON's on AArch64.
 std::string vector_name(const char *avx2_name, const char *portable_name) {
@@ -344,6 +347,37 @@ TEST(Dispatch, RoiForwardPaths) {
       },
       aclnnRoiPoolingWithArgMax, {&y, &am}, "roi-forward-channel-major/avx2",
       "roi-forward-channel-major");
+}
+
+// RoIAlign's float32 forward: AVX2 gathers on x86, the tiled sweep (Highway) on AArch64 and on the
+// portable rows, the same bits. Boxes of at most 9x9 pixels with 5x5 bins of 2x2 samples read
+// each pixel of their region at least once on average: the sweep tiles them. 19 channels: two
+// blocks of eight and a scalar tail. Max mode with NaN in the map: the lane-wise max's order.
+TEST(Dispatch, RoiAlignForwardPaths) {
+  HostTensor x({2, 19, 24, 30}, ACL_FLOAT, ACL_FORMAT_NCHW),
+      boxes({9, 5}, ACL_FLOAT, ACL_FORMAT_ND), y({9, 19, 5, 5}, ACL_FLOAT, ACL_FORMAT_NCHW);
+  fill(x, 21);
+  for (int64_t i = 0; i < x.numel(); i += 97) x.set(i, NAN);
+  fill_rois(boxes, 2, 24, 30, 22);
+  for (bool aligned : {false, true})
+    check_paths(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnRoiAlignV2GetWorkspaceSize(x.t(), boxes.t(), 5, 5, 1.0f, 2, aligned, y.t(),
+                                                 ws, ex);
+        },
+        aclnnRoiAlignV2, {&y}, "roi-align-bins/avx2", "roi-align-bins");
+  HostTensor rois({9, 4}, ACL_FLOAT, ACL_FORMAT_ND), batch({9}, ACL_INT32, ACL_FORMAT_ND);
+  for (int64_t r = 0; r < 9; ++r) {
+    batch.set_int(r, static_cast<int64_t>(boxes.get(r * 5)));
+    for (int j = 0; j < 4; ++j) rois.set(r * 4 + j, boxes.get(r * 5 + 1 + j));
+  }
+  for (const char *mode : {"max", "avg"})
+    check_paths(
+        [&](uint64_t *ws, aclOpExecutor **ex) {
+          return aclnnRoiAlignGetWorkspaceSize(x.t(), rois.t(), batch.t(), mode, 5, 5, 2, 1.0f,
+                                               y.t(), ws, ex);
+        },
+        aclnnRoiAlign, {&y}, "roi-align-bins/avx2", "roi-align-bins");
 }
 
 TEST(Dispatch, RoiBackwardPaths) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The RoIAlign tables (core/dispatch.h). Every path keeps torchvision's float expressions and
-// order: the forward's AVX2 row computes eight channels a vector with the same per-lane
-// arithmetic (no FMA), so every row gives the same bits.
+// order: the forward's vector rows compute eight channels at a time with the same per-lane
+// arithmetic (no FMA): AVX2 by gathers, NEON and SVE from a channels-last tile
+// (roialign_tiled.cpp), so every row gives the same bits.
 #include "roialign_dispatch.h"
 
 namespace poolgrad {
@@ -17,6 +18,8 @@ const KernelRow<RoiAlignKernel> kForward[] = {
     {Device::kHost, kAnyDtype, kAnyDtype, kNchw,  Isa::kPortable, "roi-align-zero-fill", {roi_align_backward_workspace, roi_align_zero_fill, roi_align_map_empty}},
     {Device::kHost, ACL_DOUBLE, kAnyDtype, kNchw, Isa::kPortable, "roi-align-bins-double", {roi_align_forward_double_workspace, roi_align_forward_double}},
     {Device::kHost, ACL_FLOAT, kAnyDtype, kNchw,  Isa::kAvx2,     "roi-align-bins/avx2", {roi_align_forward_workspace, roi_align_forward, roi_align_gather_vector}},
+    {Device::kHost, ACL_FLOAT, kAnyDtype, kNchw,  Isa::kSve,      "roi-align-bins/sve",  {roi_align_forward_workspace, roi_align_forward}},
+    {Device::kHost, ACL_FLOAT, kAnyDtype, kNchw,  Isa::kNeon,     "roi-align-bins/neon", {roi_align_forward_workspace, roi_align_forward}},
     {Device::kHost, kAnyDtype, kAnyDtype, kNchw,  Isa::kPortable, "roi-align-bins",      {roi_align_forward_workspace, roi_align_forward}},
 };
 const KernelRow<RoiAlignKernel> kBackward[] = {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // RoIAlign's forward kernels: the bin-by-bin path, the channel-major sweep of a box's tabled
-// samples (portable, and AVX2 eight channels a vector with a channels-last tile), and the zero
-// fill of an empty map. Every path computes torchvision's float expressions in its order (no
+// samples (portable; AVX2 eight channels a vector by gathers; or the tiled sweep of
+// roialign_tiled.cpp, eight channels from a channels-last tile), and the zero fill of an empty
+// map. Every path computes torchvision's float expressions in its order (no
 // floating-point contraction: CMakeLists.txt), so every path gives the same bits.
 #include <algorithm>
 #include <climits>
@@ -15,6 +16,7 @@
 #include "../core/parts.h"
 #include "../core/threads.h"
 #include "roialign_geometry.h"
+#include "roialign_taps.h"
 
 namespace poolgrad {
 
@@ -74,29 +76,6 @@ void forward_bins(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
 // than a table holds takes forward_bins.
 constexpr int64_t kTaps = 2048;      // table entries a part holds
 constexpr int64_t kChannelRun = 64;  // channels one item sweeps
-
-constexpr int64_t kTilePixels = 4096;  // the vector sweep's tile: pixels of eight channels
-
-struct Tap {
-  int64_t o[4];  // element offsets in the plane: (lo, lo), (lo, hi), (hi, lo), (hi, hi)
-  float w[4];
-  int64_t y[2], x[2];  // the rows (lo, hi) and columns (lo, hi)
-  int32_t t[4];        // the corners' pixels in the tile, when the table is tiled
-};
-
-// A box's samples, and the region of the map they read: when that region is small against the
-// reads (tiled), the vector sweep copies it once per eight channels into a channels-last tile and
-// reads each tap's corners as contiguous vectors instead of gathering them.
-struct TapTable {
-  Tap *taps = nullptr;
-  int64_t *bin_start = nullptr;              // bin b's taps are [bin_start[b], bin_start[b + 1])
-  uint8_t *outside = nullptr;                // whether bin b has samples off the map
-  float *tile = nullptr;                     // kTilePixels x 8 floats
-  int64_t y0 = 0, y1 = -1, x0 = 0, x1 = -1;  // the region, inclusive
-  bool tiled = false;
-  bool dense =
-      false;  // tiled, and each region pixel read four times on average (the portable sweep's bar)
-};
 
 void tap_layout(Arena &a, const RoiAlignParams &p, TapTable *t) {
   int64_t bins = 0;
@@ -251,62 +230,6 @@ __attribute__((target("avx2"))) int64_t sweep_channels_avx2(const RoiAlignParams
 }
 #endif
 
-// The tiled sweep in portable code, for float32 where the AVX2 row does not run (aarch64, where
-// each 8-lane vector is two NEON registers, and x86 without AVX2): the box's region copied eight
-// channels at a time into the channels-last tile, then each tap's corners read as 8-lane vectors.
-// The lanes compute the scalar expressions (no contraction; std::max(a, b) as a < b ? b : a), so
-// the bits are the scalar sweep's. Returns the first channel not done.
-typedef float v8f __attribute__((vector_size(32)));
-
-template <bool kMax>
-int64_t sweep_channels_tiled(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
-                             const AlignBox &a, int64_t k, int64_t c0, int64_t c1,
-                             const TapTable &t) {
-  const float count = static_cast<float>(std::max<int64_t>(a.gh * a.gw, 1));
-  const int64_t rw = t.x1 - t.x0 + 1;
-  int64_t c = c0;
-  for (; c + 8 <= c1; c += 8) {
-    const float *q = reinterpret_cast<const float *>(x.base) + a.batch * x.sn + c * x.sc;
-    float *o = reinterpret_cast<float *>(y.base) + k * y.sn + c * y.sc;
-    for (int j = 0; j < 8; ++j)
-      for (int64_t yy = t.y0; yy <= t.y1; ++yy) {
-        const float *row = q + j * x.sc + yy * x.sh;
-        float *dst = t.tile + 8 * ((yy - t.y0) * rw) + j;
-        for (int64_t xx = t.x0; xx <= t.x1; ++xx) dst[8 * (xx - t.x0)] = row[xx * x.sw];
-      }
-    int64_t bin = 0;
-    for (int64_t i = 0; i < p.ph; ++i)
-      for (int64_t jw = 0; jw < p.pw; ++jw, ++bin) {
-        const int64_t s0 = t.bin_start[bin], s1 = t.bin_start[bin + 1];
-        v8f acc = {};
-        for (int64_t s = s0; s < s1; ++s) {
-          const Tap &tp = t.taps[s];
-          v8f v[4];
-          for (int j = 0; j < 4; ++j) std::memcpy(&v[j], t.tile + 8 * tp.t[j], sizeof(v8f));
-          const v8f t1 = tp.w[0] * v[0], t2 = tp.w[1] * v[1], t3 = tp.w[2] * v[2],
-                    t4 = tp.w[3] * v[3];
-          if (kMax) {  // std::max(u, v) lane-wise is u < v ? v : u
-            v8f val = t1 < t2 ? t2 : t1;
-            val = val < t3 ? t3 : val;
-            val = val < t4 ? t4 : val;
-            acc = s == s0 ? val : acc < val ? val : acc;
-          } else {
-            acc = acc + (((t1 + t2) + t3) + t4);
-          }
-        }
-        const v8f zero = {};
-        v8f r;
-        if (kMax)
-          r = s1 == s0 ? zero : t.outside[bin] ? (acc < zero ? zero : acc) : acc;
-        else
-          r = acc / count;
-        float *dst = o + i * y.sh + jw * y.sw;
-        for (int j = 0; j < 8; ++j) dst[j * y.sc] = r[j];
-      }
-  }
-  return c;
-}
-
 template <class T, bool kMax>
 void forward_items(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y,
                    const AlignBox *boxes, int64_t b, int64_t e, TapTable &t) {
@@ -325,7 +248,7 @@ void forward_items(const RoiAlignParams &p, const Strided4 &x, const Strided4 &y
       else
 #endif
           if (std::is_same<T, float>::value && t.dense)
-        c = sweep_channels_tiled<kMax>(p, x, y, boxes[k], k, c0, c1, t);
+        c = tiled_sweep_for(p.isa, kMax)(p, x, y, boxes[k], k, c0, c1, t);
       sweep_channels<T, kMax>(p, x, y, boxes[k], k, c, c1, t);
       continue;
     }
