@@ -96,31 +96,49 @@ bool host_sve() {
 #endif
 }
 // The paths with an SVE row (their Highway code), above their NEON row.
-const char *const kSvePaths[] = {"forward-planes", "forward-channels-last", "volume-forward",
-                                 "adaptive-forward-bins", "roi-align-bins"};
+const char *const kSvePaths[] = {"forward-planes", "forward-channels-last",
+                                 "volume-forward", "adaptive-forward-bins",
+                                 "roi-align-bins", "roi-forward-channel-blocks"};
 
 // The paths with a NEON row; on AArch64 the others run their portable row at every level.
 const char *const kNeonPaths[] = {
     "forward-planes",         "forward-channels-last",     "backward-planes",
     "backward-channels-last", "roi-forward-channel-major", "roi-backward-batch-channel-blocks",
     "volume-forward",         "volume-backward",           "adaptive-forward-bins",
-    "roi-align-bins"};
+    "roi-align-bins",         "roi-forward-channel-blocks"};
 
-// The name of the path's first vector level on this host: AVX2's on x86, NEON's on AArch64.
+// The path of a row name ("roi-forward-channel-blocks/avx2" -> "roi-forward-channel-blocks").
+std::string path_of(const char *name) {
+  const std::string n = name;
+  return n.substr(0, n.find('/'));
+}
+
+// The first of the AVX2 row's path and the portable row's that `paths` lists, with the suffix.
+std::string listed(const char *avx2_name, const char *portable_name,
+                   const std::vector<std::string> &paths, const char *suffix, bool host) {
+  if (!host) return "";
+  for (const std::string &path : {path_of(avx2_name), path_of(portable_name)})
+    if (std::find(paths.begin(), paths.end(), path) != paths.end()) return path + suffix;
+  return "";
+}
+
+// The name of the path's first vector level on this host: AVX2's on x86, NEON's on AArch64 (the
+// AVX2 row's path where it has a NEON row, else the portable row's).
 std::string vector_name(const char *avx2_name, const char *portable_name) {
   if (host_avx2()) return avx2_name;
-  for (const char *path : kNeonPaths)
-    if (host_neon() && std::strcmp(path, portable_name) == 0) return std::string(path) + "/neon";
-  return portable_name;
+  const std::string neon =
+      listed(avx2_name, portable_name, {std::begin(kNeonPaths), std::end(kNeonPaths)}, "/neon",
+             host_neon());
+  return neon.empty() ? portable_name : neon;
 }
 
 // The name of the path's second vector level on this host: AVX-512's (avx512_name, where the path
 // has one), SVE's on AArch64 (where the path has one), else its first level's.
 std::string top_name(const char *avx2_name, const char *portable_name, const char *avx512_name) {
   if (host_avx512() && avx512_name) return avx512_name;
-  for (const char *path : kSvePaths)
-    if (host_sve() && std::strcmp(path, portable_name) == 0) return std::string(path) + "/sve";
-  return vector_name(avx2_name, portable_name);
+  const std::string sve = listed(avx2_name, portable_name,
+                                 {std::begin(kSvePaths), std::end(kSvePaths)}, "/sve", host_sve());
+  return sve.empty() ? vector_name(avx2_name, portable_name) : sve;
 }
 
 // The call's kernel names under the second vector level ("avx512": AVX-512 on x86, SVE on

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The RoI pooling dispatch tables, in order of preference (core/dispatch.h). Naming: the path,
-// then "/avx2" or "/neon" for rows that run AVX2 or NEON code (the NEON rows: row conversions).
+// then "/avx2", "/neon" or "/sve" for rows that run AVX2, NEON or SVE code (the channel blocks:
+// Highway code, roipool_blocks.cpp; the other NEON rows: row conversions). The channel blocks
+// have no portable row: there the channel-major path runs.
 #include "roipool_dispatch.h"
 
 namespace poolgrad {
@@ -28,6 +30,8 @@ const KernelRow<RoiForwardKernel> kForward[] = {
 //  device         dtype      index      layout          isa            name                               kernel: workspace, run, applies
     {Device::kHost, ACL_DOUBLE, ACL_INT32, kDouble,       Isa::kPortable, "roi-forward-double",              {roi_double_workspace, roi_forward_double}},
     {Device::kHost, kAnyDtype, ACL_INT32, kChannelBlocks, Isa::kAvx2,     "roi-forward-channel-blocks/avx2", {roi_forward_blocks_workspace, roi_forward_blocks, blocks}},
+    {Device::kHost, kAnyDtype, ACL_INT32, kChannelBlocks, Isa::kSve,      "roi-forward-channel-blocks/sve",  {roi_forward_blocks_workspace, roi_forward_blocks, blocks}},
+    {Device::kHost, kAnyDtype, ACL_INT32, kChannelBlocks, Isa::kNeon,     "roi-forward-channel-blocks/neon", {roi_forward_blocks_workspace, roi_forward_blocks, blocks}},
     {Device::kHost, kAnyDtype, ACL_INT32, kChannelMajor,  Isa::kAvx2,     "roi-forward-channel-major/avx2",  {roi_forward_channel_major_workspace, roi_forward_channel_major}},
     {Device::kHost, kAnyDtype, ACL_INT32, kChannelMajor,  Isa::kNeon,     "roi-forward-channel-major/neon",  {roi_forward_channel_major_workspace, roi_forward_channel_major}},
     {Device::kHost, kAnyDtype, ACL_INT32, kChannelMajor,  Isa::kPortable, "roi-forward-channel-major",       {roi_forward_channel_major_workspace, roi_forward_channel_major}},
