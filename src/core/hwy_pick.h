@@ -40,3 +40,7 @@
     (void)(isa);                      \
     return POOLGRAD_HWY_FALLBACK(FN); \
   } while (0)
+
+// The chosen function as an expression, for a caller that calls it at once:
+// POOLGRAD_HWY_FN(p.isa, BODY)(args...).
+#define POOLGRAD_HWY_FN(isa, FN) ([&] { POOLGRAD_HWY_PICK(isa, FN); }())

@@ -86,24 +86,42 @@ HWY_INLINE void StoreWidened(int64_t *dst, VU v) {
 
 // One tap of the window scan: the running maximum takes v where v is larger, or NaN (the first
 // maximum wins, the last NaN wins), and the index the tap's relative index ti. kNoNan: the caller
-// knows no tap is NaN, and the NaN test (two of the step's five operations) is left out.
+// knows no tap is NaN, and the NaN test (two of the step's five operations) is left out. The
+// indices ride in float lanes (their bits; no arithmetic until StoreBlock): an integer blend of
+// the float compare's mask (vpblendvb on AVX2) made vgg-pool1 9% slower than vblendvps.
 template <bool kNoNan>
-HWY_INLINE void ScanStep(VF &best, VU &bidx, VF v, VU ti) {
-  const DU du;
+HWY_INLINE void ScanStep(VF &best, VF &bidx, VF v, VF ti) {
+#if HWY_TARGET == HWY_AVX2
+  // GCC 12 compiles Highway's IfThenElse (blendvps of a compare's mask) with a vpcmpgtd before each
+  // blend, redoing the blend's sign test: one more operation on the chain from one tap to the
+  // next (vgg-pool1 9% slower). As GCC vector operations the compare feeds the blends directly.
+  const __m256 x = v.raw, b = best.raw;
+  const auto take = kNoNan ? (x > b) : ((x > b) | (x != x));
+  best.raw = take ? x : b;
+  bidx.raw = take ? ti.raw : bidx.raw;
+#else
   const auto take = kNoNan ? hn::Gt(v, best) : hn::Or(hn::Gt(v, best), hn::IsNaN(v));
   best = hn::IfThenElse(take, v, best);
-  bidx = hn::IfThenElse(hn::RebindMask(du, take), ti, bidx);
+  bidx = hn::IfThenElse(take, ti, bidx);
+#endif
+}
+
+// The relative index i as float lanes' bits.
+HWY_INLINE VF IndexLanes(uint32_t i) {
+  const DF df;
+  const DU du;
+  return hn::BitCast(df, hn::Set(du, i));
 }
 
 // A block of outputs: values, and indices = the winning taps' relative indices + the block's first
 // index + each lane's offset. Lanes past the row's last output may lie past H*W: wrapping 32-bit
 // sums, discarded.
-HWY_INLINE void StoreBlock(float *orow, int64_t *irow, VF best, VU bidx, uint32_t first,
+HWY_INLINE void StoreBlock(float *orow, int64_t *irow, VF best, VF bidx, uint32_t first,
                            VU lane_off) {
   const DF df;
   const DU du;
   hn::StoreU(best, df, orow);
-  StoreWidened(irow, hn::Add(hn::Add(bidx, hn::Set(du, first)), lane_off));
+  StoreWidened(irow, hn::Add(hn::Add(hn::BitCast(du, bidx), hn::Set(du, first)), lane_off));
 }
 
 // The interior outputs [ow, ow_hi) of one output row, a vector at a time; at = the split plane at
@@ -117,14 +135,13 @@ HWY_INLINE void ScanInterior(const float *at, const int64_t *tap_at, const uint3
                              int64_t taps, int64_t ow, int64_t ow_hi, int64_t sw, uint32_t row_base,
                              VU lane_off, float *orow, int64_t *irow) {
   const DF df;
-  const DU du;
   const int64_t N = static_cast<int64_t>(hn::Lanes(df));
   for (; ow + N < ow_hi; ow += 2 * N) {
     const float *const block = at + ow;  // (named: the compiler otherwise adds ow at every tap)
     VF best0 = hn::LoadU(df, block + tap_at[0]), best1 = hn::LoadU(df, block + N + tap_at[0]);
-    VU bidx0 = hn::Set(du, tap_index[0]), bidx1 = bidx0;
+    VF bidx0 = IndexLanes(tap_index[0]), bidx1 = bidx0;
     for (int64_t t = 1; t < taps; ++t) {
-      const VU ti = hn::Set(du, tap_index[t]);
+      const VF ti = IndexLanes(tap_index[t]);
       ScanStep<kNoNan>(best0, bidx0, hn::LoadU(df, block + tap_at[t]), ti);
       ScanStep<kNoNan>(best1, bidx1, hn::LoadU(df, block + N + tap_at[t]), ti);
     }
@@ -135,9 +152,9 @@ HWY_INLINE void ScanInterior(const float *at, const int64_t *tap_at, const uint3
   }
   if (ow < ow_hi) {
     VF best = hn::LoadU(df, at + ow + tap_at[0]);
-    VU bidx = hn::Set(du, tap_index[0]);
+    VF bidx = IndexLanes(tap_index[0]);
     for (int64_t t = 1; t < taps; ++t)
-      ScanStep<kNoNan>(best, bidx, hn::LoadU(df, at + ow + tap_at[t]), hn::Set(du, tap_index[t]));
+      ScanStep<kNoNan>(best, bidx, hn::LoadU(df, at + ow + tap_at[t]), IndexLanes(tap_index[t]));
     StoreBlock(orow + ow, irow + ow, best, bidx, row_base + static_cast<uint32_t>(ow * sw),
                lane_off);
   }
@@ -157,6 +174,13 @@ HWY_INLINE void StoreSplit(VF a, VF b, float *dst, int64_t phase_stride, int64_t
 #if HWY_TARGET == HWY_SCALAR
   hn::StoreU(a, df, dst + j / 2);
   hn::StoreU(b, df, dst + phase_stride + j / 2);
+#elif HWY_TARGET == HWY_AVX2
+  // a0 a2 b0 b2 | a4 a6 b4 b6, then 64-bit lanes 0, 2, 1, 3: a0 a2 a4 a6 b0 b2 b4 b6. (Highway's
+  // ConcatEven permutes in the integer domain, vpermq; vpermpd keeps the float one.)
+  const __m256d e = _mm256_castps_pd(_mm256_shuffle_ps(a.raw, b.raw, 0x88));
+  const __m256d o = _mm256_castps_pd(_mm256_shuffle_ps(a.raw, b.raw, 0xdd));
+  _mm256_storeu_ps(dst + j / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(e, 0xd8)));
+  _mm256_storeu_ps(dst + phase_stride + j / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(o, 0xd8)));
 #else
   hn::StoreU(hn::ConcatEven(df, b, a), df, dst + j / 2);
   hn::StoreU(hn::ConcatOdd(df, b, a), df, dst + phase_stride + j / 2);
@@ -589,25 +613,18 @@ HWY_AFTER_NAMESPACE();
 namespace poolgrad {
 namespace maxpool_detail {
 
+#define POOLGRAD_PLANE(ns) ns::ForwardPlaneRange
+#define POOLGRAD_CL(ns) ns::ForwardClRange
 void forward_plane_range(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
                          const Strided4 &idx, int64_t pb, int64_t pe, Arena scratch) {
-  const auto body = [&] {
-#define POOLGRAD_PLANE(ns) ns::ForwardPlaneRange
-    POOLGRAD_HWY_PICK(p.isa, POOLGRAD_PLANE);
-#undef POOLGRAD_PLANE
-  }();
-  body(p, x, out, idx, pb, pe, scratch);
+  POOLGRAD_HWY_FN(p.isa, POOLGRAD_PLANE)(p, x, out, idx, pb, pe, scratch);
 }
-
 void forward_cl_range(const MaxPoolParams &p, const Strided4 &x, const Strided4 &out,
                       const Strided4 &idx, int64_t ib, int64_t ie, Arena scratch) {
-  const auto body = [&] {
-#define POOLGRAD_CL(ns) ns::ForwardClRange
-    POOLGRAD_HWY_PICK(p.isa, POOLGRAD_CL);
-#undef POOLGRAD_CL
-  }();
-  body(p, x, out, idx, ib, ie, scratch);
+  POOLGRAD_HWY_FN(p.isa, POOLGRAD_CL)(p, x, out, idx, ib, ie, scratch);
 }
+#undef POOLGRAD_PLANE
+#undef POOLGRAD_CL
 
 }  // namespace maxpool_detail
 }  // namespace poolgrad

@@ -257,6 +257,7 @@ void ForwardBlocks(const RoiParams &p, const Strided4 &x, const RoiGeom *geo, co
   }
   if (nt) stream_fence();
 }
+
 }  // namespace HWY_NAMESPACE
 }  // namespace poolgrad
 HWY_AFTER_NAMESPACE();
@@ -270,12 +271,9 @@ namespace roi_detail {
 void forward_blocks(const RoiParams &p, const Strided4 &x, const RoiGeom *geo, const Buckets &bk,
                     int64_t chunks, const Strided4 &y, const Strided4 &am, bool nt, bool keys,
                     int64_t ib, int64_t ie, Arena scratch) {
-  const auto body = [&] {
 #define POOLGRAD_BLOCKS(ns) ns::ForwardBlocks
-    POOLGRAD_HWY_PICK(p.isa, POOLGRAD_BLOCKS);
+  POOLGRAD_HWY_FN(p.isa, POOLGRAD_BLOCKS)(p, x, geo, bk, chunks, y, am, nt, keys, ib, ie, scratch);
 #undef POOLGRAD_BLOCKS
-  }();
-  body(p, x, geo, bk, chunks, y, am, nt, keys, ib, ie, scratch);
 }
 
 }  // namespace roi_detail
