@@ -98,9 +98,13 @@ struct Pack<H, H2, T...> {
   H head;
   Pack<H2, T...> tail;
 };
-template <class... T>
-Pack<T...> pack(const T &...v) {
-  return {v...};
+template <class H>
+Pack<H> pack(const H &h) {
+  return {h};
+}
+template <class H, class H2, class... T>
+Pack<H, H2, T...> pack(const H &h, const H2 &h2, const T &...t) {
+  return {h, pack(h2, t...)};
 }
 template <size_t I, class H, class... T>
 const auto &get(const Pack<H, T...> &p) {
