@@ -8,6 +8,13 @@
 
 namespace poolgrad {
 
+// Prefetches the cache lines of [p, p + bytes): Locality 3 is prefetcht0 (into L1), 2 is
+// prefetcht1 (into L2).
+template <int Locality>
+inline void prefetch_bytes(const char *p, int64_t bytes) {
+  for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off, 0, Locality);
+}
+
 // The lines of `bytes` bytes at `base`, spread over `steps` steps of the current block's work:
 // step(k) fetches the k-th share. A kernel that reads a plane or volume at once and then computes
 // on it otherwise waits on memory for every line at the start of each block. The hint is L2: the

@@ -11,6 +11,7 @@
 // maxpool_scan.cpp).
 #include <algorithm>
 
+#include "../core/prefetch.h"
 #include "../core/simd.h"
 #include "maxpool_common.h"
 #include "maxpool_forward_keys.h"
@@ -32,6 +33,17 @@ void interior_columns(const MaxPoolParams &p, int64_t *lo, int64_t *hi) {
 
 bool fwd_plane_in_place(const MaxPoolParams &p, const Strided4 &x) {
   return p.dtype == ACL_FLOAT && x.plane_dense();
+}
+
+// Float32 planes read in place from an input past the caches fetch the row 8 rows below the one
+// being split into L1. The plane's lines fetched into L2 over the previous plane's scan
+// (SpreadPrefetch) have not all arrived when the split starts, and the split waited on them for
+// a third of the kernel's time (vgg-pool1, against the same library without it: 1 thread 25.1 ->
+// 21.5 ms, 2 threads 14.2 -> 12.9; docs/profiles.md). Inputs in cache gain nothing and pay the
+// loop (14x14 planes: 10% slower); a row shorter than a line is not worth a fetch of its own.
+int64_t fwd_plane_fetch_ahead(const MaxPoolParams &p, const Strided4 &x) {
+  const bool past_caches = p.n * p.c * p.h * p.w * 4 >= kPrefetchMinBytes;
+  return fwd_plane_in_place(p, x) && past_caches && p.w * 4 >= 64 ? 8 : 0;
 }
 
 bool fwd_plane_keys(const MaxPoolParams &p, const Strided4 &x) {

@@ -352,6 +352,7 @@ void ForwardPlaneRange(const MaxPoolParams &p, const Strided4 &x, const Strided4
   const int64_t pw_len = split_pitch(p, keys);  // elements per split row
   const int64_t hstride = p.h * pw_len;         // floats per phase
   const bool in_place = fwd_plane_in_place(p, x);
+  const int64_t ahead = fwd_plane_fetch_ahead(p, x);
   FwdPlaneScratch s;
   fwd_plane_layout(scratch, p, in_place, keys, nt, &s);
   for (int64_t j = 0; j < p.w; ++j) s.col_at[j] = (j % a.sw) * hstride + j / a.sw;
@@ -401,6 +402,7 @@ void ForwardPlaneRange(const MaxPoolParams &p, const Strided4 &x, const Strided4
       const char *const row = plane + h * x.sh * esz;
       float *const dst = s.split + h * pw_len;
       if (in_place) {
+        if (h + ahead < p.h) prefetch_bytes<3>(row + ahead * x.sh * esz, p.w * esz);
         // The plane is dense: the rows below this one may be read too.
         SplitRow(reinterpret_cast<const float *>(row), p.w, (p.h - h) * p.w, a.sw, dst, hstride,
                  tested, nan);

@@ -35,6 +35,8 @@ struct FwdPlaneScratch {
 void interior_columns(const MaxPoolParams &p, int64_t *lo, int64_t *hi);
 // float32 planes that are dense row-major are split straight from x (no float row copy).
 bool fwd_plane_in_place(const MaxPoolParams &p, const Strided4 &x);
+// How many rows below the row being split are fetched into L1 as it is split (0: none).
+int64_t fwd_plane_fetch_ahead(const MaxPoolParams &p, const Strided4 &x);
 // 16-bit planes scanned as keys (maxpool_forward_keys.h) where the AVX2 plan allows it.
 bool fwd_plane_keys(const MaxPoolParams &p, const Strided4 &x);
 // Whether the output planes are written whole with streaming stores.

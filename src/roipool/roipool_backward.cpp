@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "../core/prefetch.h"
 #include "../core/scatter.h"
 #include "../core/simd.h"
 #include "roipool_common.h"
@@ -20,13 +21,6 @@ namespace poolgrad {
 namespace {
 
 using namespace roi_detail;
-
-// Prefetches the cache lines of [p, p + bytes): Locality 3 is prefetcht0 (into L1), 2 is
-// prefetcht1 (into L2).
-template <int Locality>
-inline void prefetch_bytes(const char *p, int64_t bytes) {
-  for (int64_t off = 0; off < bytes; off += 64) __builtin_prefetch(p + off, 0, Locality);
-}
 
 // Four independent scatter runs interleaved bin by bin (the portable path of backward_items); each
 // argmax loaded once and used as checked (scatter.h), bad ones noted at pos + k of their run.
