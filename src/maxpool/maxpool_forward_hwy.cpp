@@ -89,24 +89,14 @@ HWY_INLINE void StoreWidened(int64_t *dst, VU v) {
 // knows no tap is NaN, and the NaN test (two of the step's five operations) is left out. The
 // indices ride in float lanes (their bits; no arithmetic until StoreBlock), as in
 // roipool_blocks.cpp, where an integer blend of the float compare's mask (vpblendvb on AVX2)
-// measured 7-10% slower; here it was tried against vgg-pool1's gap and made no measured
-// difference (docs/profiles.md).
+// measured 7-10% slower. (On AVX2, GCC 12 puts a vpcmpgtd before each vblendvps of IfThenElse;
+// an AVX2 step written as GCC vector operations without it, and a vpermpd split in StoreSplit,
+// measured no gain and were removed: docs/profiles.md.)
 template <bool kNoNan>
 HWY_INLINE void ScanStep(VF &best, VF &bidx, VF v, VF ti) {
-#if HWY_TARGET == HWY_AVX2
-  // GCC 12 compiles Highway's IfThenElse (blendvps of a compare's mask) with a vpcmpgtd before each
-  // blend, redoing the blend's sign test: one more operation on the chain from one tap to the
-  // next. As GCC vector operations the compare feeds the blends directly. (Removing it did not
-  // close vgg-pool1's gap either: no measured gain, kept for the shorter chain.)
-  const __m256 x = v.raw, b = best.raw;
-  const auto take = kNoNan ? (x > b) : ((x > b) | (x != x));
-  best.raw = take ? x : b;
-  bidx.raw = take ? ti.raw : bidx.raw;
-#else
   const auto take = kNoNan ? hn::Gt(v, best) : hn::Or(hn::Gt(v, best), hn::IsNaN(v));
   best = hn::IfThenElse(take, v, best);
   bidx = hn::IfThenElse(take, ti, bidx);
-#endif
 }
 
 // The relative index i as float lanes' bits.
@@ -177,14 +167,6 @@ HWY_INLINE void StoreSplit(VF a, VF b, float *dst, int64_t phase_stride, int64_t
 #if HWY_TARGET == HWY_SCALAR
   hn::StoreU(a, df, dst + j / 2);
   hn::StoreU(b, df, dst + phase_stride + j / 2);
-#elif HWY_TARGET == HWY_AVX2
-  // a0 a2 b0 b2 | a4 a6 b4 b6, then 64-bit lanes 0, 2, 1, 3: a0 a2 a4 a6 b0 b2 b4 b6. (Highway's
-  // ConcatEven permutes in the integer domain, vpermq; vpermpd keeps the float one. Unmeasured
-  // on its own: it came with the vgg-pool1 attempts, which it did not change.)
-  const __m256d e = _mm256_castps_pd(_mm256_shuffle_ps(a.raw, b.raw, 0x88));
-  const __m256d o = _mm256_castps_pd(_mm256_shuffle_ps(a.raw, b.raw, 0xdd));
-  _mm256_storeu_ps(dst + j / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(e, 0xd8)));
-  _mm256_storeu_ps(dst + phase_stride + j / 2, _mm256_castpd_ps(_mm256_permute4x64_pd(o, 0xd8)));
 #else
   hn::StoreU(hn::ConcatEven(df, b, a), df, dst + j / 2);
   hn::StoreU(hn::ConcatOdd(df, b, a), df, dst + phase_stride + j / 2);
