@@ -89,14 +89,23 @@ HWY_INLINE void StoreWidened(int64_t *dst, VU v) {
 // knows no tap is NaN, and the NaN test (two of the step's five operations) is left out. The
 // indices ride in float lanes (their bits; no arithmetic until StoreBlock), as in
 // roipool_blocks.cpp, where an integer blend of the float compare's mask (vpblendvb on AVX2)
-// measured 7-10% slower. (On AVX2, GCC 12 puts a vpcmpgtd before each vblendvps of IfThenElse;
-// an AVX2 step written as GCC vector operations without it, and a vpermpd split in StoreSplit,
-// measured no gain and were removed: docs/profiles.md.)
+// measured 7-10% slower.
 template <bool kNoNan>
 HWY_INLINE void ScanStep(VF &best, VF &bidx, VF v, VF ti) {
+#if HWY_TARGET == HWY_AVX2
+  // GCC 12 compiles Highway's IfThenElse (blendvps of a compare's mask) with a vpcmpgtd before each
+  // blend, redoing the blend's sign test: one more operation on the chain from one tap to the
+  // next, which rows of one block (14x14 planes) wait on. As GCC vector operations the compare
+  // feeds the blends directly (small-planes, 1 thread: 6.75 -> 6.43 ms; docs/profiles.md).
+  const __m256 x = v.raw, b = best.raw;
+  const auto take = kNoNan ? (x > b) : ((x > b) | (x != x));
+  best.raw = take ? x : b;
+  bidx.raw = take ? ti.raw : bidx.raw;
+#else
   const auto take = kNoNan ? hn::Gt(v, best) : hn::Or(hn::Gt(v, best), hn::IsNaN(v));
   best = hn::IfThenElse(take, v, best);
   bidx = hn::IfThenElse(take, ti, bidx);
+#endif
 }
 
 // The relative index i as float lanes' bits.
@@ -384,7 +393,7 @@ void ForwardPlaneRange(const MaxPoolParams &p, const Strided4 &x, const Strided4
       const char *const row = plane + h * x.sh * esz;
       float *const dst = s.split + h * pw_len;
       if (in_place) {
-        if (h + ahead < p.h) prefetch_bytes<3>(row + ahead * x.sh * esz, p.w * esz);
+        if (ahead > 0 && h + ahead < p.h) prefetch_bytes<3>(row + ahead * x.sh * esz, p.w * esz);
         // The plane is dense: the rows below this one may be read too.
         SplitRow(reinterpret_cast<const float *>(row), p.w, (p.h - h) * p.w, a.sw, dst, hstride,
                  tested, nan);
