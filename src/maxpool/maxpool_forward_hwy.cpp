@@ -292,8 +292,12 @@ HWY_INLINE void SplitRow16(const uint16_t *row, int64_t W, float *dst, int64_t p
   }
 }
 
-void SplitRowHalf(aclDataType dtype, const char *row, int64_t W, int64_t sw, float *dst,
-                  int64_t phase_stride, VF &nan) {
+// Returns the row's NaN lanes by value: a vector whose address a call takes lives in memory for
+// the whole plane loop, which put the in-place split's accumulator on the stack (a load and a
+// store a row).
+VF SplitRowHalf(aclDataType dtype, const char *row, int64_t W, int64_t sw, float *dst,
+                int64_t phase_stride) {
+  VF nan = hn::Zero(DF());
   const uint16_t *const r = reinterpret_cast<const uint16_t *>(row);
   if (dtype == ACL_BF16 && sw == 1)
     SplitRow16<ACL_BF16, 1>(r, W, dst, phase_stride, nan);
@@ -303,6 +307,7 @@ void SplitRowHalf(aclDataType dtype, const char *row, int64_t W, int64_t sw, flo
     SplitRow16<ACL_FLOAT16, 1>(r, W, dst, phase_stride, nan);
   else
     SplitRow16<ACL_FLOAT16, 2>(r, W, dst, phase_stride, nan);
+  return nan;
 }
 
 // Scalar window scan over the split plane (borders, and planes too large for 32-bit vector
@@ -398,7 +403,7 @@ void ForwardPlaneRange(const MaxPoolParams &p, const Strided4 &x, const Strided4
         SplitRow(reinterpret_cast<const float *>(row), p.w, (p.h - h) * p.w, a.sw, dst, hstride,
                  tested, nan);
       } else if (split16) {
-        SplitRowHalf(p.dtype, row, p.w, a.sw, dst, hstride, nan);
+        nan = hn::Or(nan, SplitRowHalf(p.dtype, row, p.w, a.sw, dst, hstride));
       } else {
         row_to_f32(p.isa, p.dtype, row, x.sw, p.w, s.rowf);
         SplitRow(s.rowf, p.w, p.w + 16, a.sw, dst, hstride, tested, nan);
