@@ -18,7 +18,12 @@ import time
 import torch
 import torchvision  # noqa: F401  (registers torch.ops.torchvision)
 
-from poolgrad import _ext  # the package's own binding: prepared (repeatable) calls and single calls
+import poolgrad
+from poolgrad import _ext  # the package's own binding: threads and the product profile
+
+# Every aclnn API by its header's parameter names: prepared once (phase 1, a repeatable executor whose
+# .run() is phase 2 alone) or called whole (phases 1 and 2, raising PoolgradError on a refusal).
+prepare, run_api = poolgrad._prepare, poolgrad._run
 
 sys.path.insert(0, os.path.dirname(__file__))
 import workloads  # noqa: E402
@@ -112,9 +117,11 @@ def run_maxpool(row, threads, reps, results, chunks_ms=None):
     ref = peer_bwd()
     for itype, ind in (("int32", idx32), ("int64", idx)):
         gx = torch.empty_like(x)
-        prep = _ext.prepare_max_pool2d_bwd(gy, x, ind, gx, K, S, P, D, ceil)
+        prep = prepare("aclnnMaxPool2dWithIndicesBackward", gradOutput=gy, self=x, indices=ind, kernelSize=K, stride=S,
+                       padding=P, dilation=D, ceilMode=ceil, gradInput=gx)
         kern = lambda: ok(prep.run())  # noqa: E731
-        call = lambda: ok(_ext.max_pool2d_bwd(gy, x, ind, gx, K, S, P, D, ceil))  # noqa: E731
+        call = lambda: run_api("aclnnMaxPool2dWithIndicesBackward", gradOutput=gy, self=x, indices=ind,  # noqa: E731
+                               kernelSize=K, stride=S, padding=P, dilation=D, ceilMode=ceil, gradInput=gx)
         peer_ms, ms = paired(peer_bwd, kern, reps)
         call_ms = timeit(call, reps) * 1e3
         err = (gx.float() - ref.float()).abs().max().item()
@@ -127,7 +134,8 @@ def run_maxpool(row, threads, reps, results, chunks_ms=None):
         del prep
     # forward (int64 indices as PyTorch)
     o2, i2 = torch.empty_like(out), torch.empty_like(idx)
-    prep = _ext.prepare_max_pool2d_fwd(x, o2, i2, K, S, P, D, ceil)
+    prep = prepare("aclnnMaxPool2dWithIndices", self=x, kernelSize=K, stride=S, padding=P, dilation=D, ceilMode=ceil,
+                   out=o2, indices=i2)
     peer_f, ms = paired(lambda: torch.ops.aten.max_pool2d_with_indices(x, K, S, P, D, ceil),
                         lambda: ok(prep.run()), reps)
     same = torch.equal(i2, idx) and torch.equal(o2, out)
@@ -152,7 +160,8 @@ def run_mask(row, threads, reps, results):
     o2 = torch.empty_like(out)
     ok(_ext.set_product("Ascend910B"))
     try:
-        prep = _ext.prepare_mask_fwd(x, o2, mask, K, S, P, D, ceil)
+        prep = prepare("aclnnMaxPool2dWithMask", self=x, kernelSize=K, stride=S, padding=P, dilation=D, ceilMode=ceil,
+                       out=o2, indices=mask)
         peer_f, ms = paired(lambda: torch.ops.aten.max_pool2d_with_indices(x, K, S, P, D, ceil),
                             lambda: ok(prep.run()), reps)
         b = nbytes(x, o2, mask)
@@ -160,11 +169,14 @@ def run_mask(row, threads, reps, results):
                             kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
                             max_abs_diff=0.0 if torch.equal(o2, out) else float("nan")))
         gx = torch.empty_like(x)
-        prep = _ext.prepare_mask_bwd(gy, x, mask, gx, K, S, P, D, ceil)
+        prep = prepare("aclnnMaxPool2dWithMaskBackward", gradOutput=gy, self=x, indices=mask, kernelSize=K, stride=S,
+                       padding=P, dilation=D, ceilMode=ceil, gradInput=gx)
         peer = lambda: torch.ops.aten.max_pool2d_with_indices_backward(gy, x, K, S, P, D, ceil, idx)  # noqa: E731
         ref = peer()
         peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
-        call_ms = timeit(lambda: ok(_ext.mask_bwd(gy, x, mask, gx, K, S, P, D, ceil)), reps) * 1e3
+        call_ms = timeit(lambda: run_api("aclnnMaxPool2dWithMaskBackward", gradOutput=gy, self=x, indices=mask,
+                                          kernelSize=K, stride=S, padding=P, dilation=D, ceilMode=ceil,
+                                          gradInput=gx), reps) * 1e3
         b = nbytes(gy, mask, gx)
         results.append(dict(op="maxpool_backward", id=wid, threads=threads, dtype=dtname, index="mask",
                             kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
@@ -182,7 +194,7 @@ def run_adaptive(row, threads, reps, results):
     x = torch.randn(shape, generator=g).to(tdtype(dtname))
     out, idx = torch.ops.aten.adaptive_max_pool2d(x, list(size))
     o2, i2 = torch.empty_like(out), torch.empty_like(idx)
-    prep = _ext.prepare_adaptive_fwd(x, o2, i2, list(size))
+    prep = prepare("aclnnAdaptiveMaxPool2d", self=x, outputSize=list(size), outputOut=o2, indicesOut=i2)
     peer_f, ms = paired(lambda: torch.ops.aten.adaptive_max_pool2d(x, list(size)), lambda: ok(prep.run()), reps)
     b = nbytes(x, o2, i2)
     results.append(dict(op="adaptive_forward", id=wid, threads=threads, dtype=dtname, index="int64",
@@ -192,7 +204,7 @@ def run_adaptive(row, threads, reps, results):
     gx = torch.empty_like(x)
     ok(_ext.set_product("Ascend910B"))
     try:
-        prep = _ext.prepare_adaptive_bwd(gy, x, idx, gx)
+        prep = prepare("aclnnAdaptiveMaxPool2dBackward", gradOutput=gy, self=x, indices=idx, gradInput=gx)
         peer = lambda: torch.ops.aten.adaptive_max_pool2d_backward(gy, x, idx)  # noqa: E731
         ref = peer()
         peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
@@ -213,7 +225,8 @@ def run_pool3d(row, threads, reps, results):
     K, S, P, D = [k] * 3, [s] * 3, [p] * 3, [1] * 3
     out, idx = torch.ops.aten.max_pool3d_with_indices(x, K, S, P, D, ceil)
     o2, i2 = torch.empty_like(out), torch.empty_like(idx)
-    prep = _ext.prepare_max_pool3d_fwd(x, o2, i2, K, S, P, D, ceil)
+    prep = prepare("aclnnMaxPool3dWithArgmax", self=x, kernelSize=K, stride=S, padding=P, dilation=D, ceilMode=ceil,
+                   out=o2, indices=i2)
     peer_f, ms = paired(lambda: torch.ops.aten.max_pool3d_with_indices(x, K, S, P, D, ceil),
                         lambda: ok(prep.run()), reps)
     b = nbytes(x, o2, i2)
@@ -225,7 +238,8 @@ def run_pool3d(row, threads, reps, results):
     ref = peer()
     for itype, ind in (("int32", idx.to(torch.int32)), ("int64", idx)):
         gx = torch.empty_like(x)
-        prep = _ext.prepare_max_pool3d_bwd(gy, x, ind, gx, K, S, P, D, ceil)
+        prep = prepare("aclnnMaxPool3dWithArgmaxBackward", gradOutput=gy, self=x, indices=ind, kernelSize=K, stride=S,
+                       padding=P, dilation=D, ceilMode=ceil, gradInput=gx)
         peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
         b = nbytes(gy, ind, gx)
         results.append(dict(op="maxpool3d_backward", id=wid, threads=threads, dtype=dtname, index=itype,
@@ -241,7 +255,7 @@ def run_adaptive3d(row, threads, reps, results):
     x = torch.randn(shape, generator=g).to(tdtype(dtname))
     out, idx = torch.ops.aten.adaptive_max_pool3d(x, list(size))
     o2, i2 = torch.empty_like(out), torch.empty_like(idx)
-    prep = _ext.prepare_adaptive3d_fwd(x, o2, i2, list(size))
+    prep = prepare("aclnnAdaptiveMaxPool3d", self=x, outputSize=list(size), outputOut=o2, indicesOut=i2)
     peer_f, ms = paired(lambda: torch.ops.aten.adaptive_max_pool3d(x, list(size)), lambda: ok(prep.run()), reps)
     b = nbytes(x, o2, i2)
     results.append(dict(op="adaptive3d_forward", id=wid, threads=threads, dtype=dtname, index="int64",
@@ -249,7 +263,7 @@ def run_adaptive3d(row, threads, reps, results):
                         max_abs_diff=0.0 if torch.equal(o2, out) and torch.equal(i2, idx) else float("nan")))
     gy = torch.randn(out.shape, generator=g).to(x.dtype)
     gx = torch.empty_like(x)
-    prep = _ext.prepare_adaptive3d_bwd(gy, x, idx, gx)
+    prep = prepare("aclnnAdaptiveMaxPool3dBackward", gradOutput=gy, self=x, indices=idx, gradInput=gx)
     peer = lambda: torch.ops.aten.adaptive_max_pool3d_backward(gy, x, idx)  # noqa: E731
     ref = peer()
     peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
@@ -274,7 +288,9 @@ def run_unpool(row, threads, reps, results):
                 (lambda: torch.ops.aten.max_unpool3d(y, idx, size, *reserved)))
     want = peer_fwd()
     out = torch.empty_like(want)
-    prep = _ext.prepare_max_unpool_fwd(y, idx, out, size, *reserved)
+    prep = (prepare("aclnnMaxUnpool2d", self=y, indices=idx, outputSize=size, out=out) if spatial == 2 else
+            prepare("aclnnMaxUnpool3d", self=y, indices=idx, outputSize=size, stride=reserved[0], padding=reserved[1],
+                    outRef=out))
     peer_ms, ms = paired(peer_fwd, lambda: ok(prep.run()), reps)
     results.append(dict(op=f"unpool{spatial}d_forward", id=wid, threads=threads, dtype=dtname, index="int64",
                         kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=nbytes(y, idx, out),
@@ -284,7 +300,10 @@ def run_unpool(row, threads, reps, results):
     peer_bwd = lambda: gy.flatten(2).gather(-1, idx.flatten(2)).view(idx.shape)  # noqa: E731
     ref = peer_bwd()
     gx = torch.empty_like(y)
-    prep = _ext.prepare_max_unpool_bwd(gy, y, idx, gx, size, *reserved)
+    prep = (prepare("aclnnMaxUnpool2dBackward", gradOutput=gy, self=y, indices=idx, outputSize=size, out=gx)
+            if spatial == 2 else
+            prepare("aclnnMaxUnpool3dBackward", gradOutput=gy, self=y, indices=idx, outputSize=size, stride=reserved[0],
+                    padding=reserved[1], out=gx))
     peer_ms, ms = paired(peer_bwd, lambda: ok(prep.run()), reps)
     results.append(dict(op=f"unpool{spatial}d_backward", id=wid, threads=threads, dtype=dtname, index="int64",
                         kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms,
@@ -321,7 +340,8 @@ def run_roi(row, threads, reps, results, read_ms=None):
     rois = make_rois(g, n, h, w, r, scale).to(dt)
     y = torch.empty((r, c, pooled, pooled), dtype=dt)
     am = torch.empty((r, c, pooled, pooled), dtype=torch.int32)
-    prep = _ext.prepare_roi_fwd(x, rois, y, am, pooled, pooled, scale, scale)
+    prep = prepare("aclnnRoiPoolingWithArgMax", x=x, rois=rois, pooled_h=pooled, pooled_w=pooled, spatial_scale_h=scale,
+                   spatial_scale_w=scale, y=y, argmax=am)
     peer_f, fwd_ms = paired(lambda: torch.ops.torchvision.roi_pool(x, rois, scale, pooled, pooled),
                             lambda: ok(prep.run()), reps)
     b = nbytes(x, rois, y, am)
@@ -330,9 +350,11 @@ def run_roi(row, threads, reps, results, read_ms=None):
     del prep
     gy = torch.randn(y.shape, generator=g).to(dt)
     gx = torch.empty_like(x)
-    prep = _ext.prepare_roi_bwd(gy, gx, rois, am, pooled, pooled, scale)
+    prep = prepare("aclnnRoiPoolingGradWithArgMax", gradOutput=gy, gradInputRef=gx, rois=rois, argmax=am, pooledH=pooled,
+                   pooledW=pooled, spatialScale=scale)
     kern = lambda: ok(prep.run())  # noqa: E731
-    call = lambda: ok(_ext.roi_bwd(gy, gx, rois, am, pooled, pooled, scale))  # noqa: E731
+    call = lambda: run_api("aclnnRoiPoolingGradWithArgMax", gradOutput=gy, gradInputRef=gx, rois=rois,  # noqa: E731
+                           argmax=am, pooledH=pooled, pooledW=pooled, spatialScale=scale)
     # torchvision's backward takes float gradients of the input dtype.
     peer = lambda: torch.ops.torchvision._roi_pool_backward(gy, rois, am, scale, pooled, pooled, n, c, h, w)  # noqa: E731
     ref = peer()
@@ -376,7 +398,8 @@ def run_roialign(row, threads, reps, results):
     lev = fpn_levels(boxes, nlev) if fpn else torch.zeros(r, dtype=torch.int64)
     calls = [(feats[i], boxes[lev == i].contiguous().to(dt), scales[i]) for i in range(nlev) if (lev == i).any()]
     outs = [torch.empty((len(b), c, pooled, pooled), dtype=dt) for _, b, _ in calls]
-    preps = [_ext.prepare_roi_align_fwd(x, b, y, pooled, pooled, s, sr, aligned) for (x, b, s), y in zip(calls, outs)]
+    preps = [prepare("aclnnRoiAlignV2", self=x, boxes=b, pooledHeight=pooled, pooledWidth=pooled, spatialScale=s,
+                     samplingRatio=sr, aligned=aligned, out=y) for (x, b, s), y in zip(calls, outs)]
     peer = lambda: [torch.ops.torchvision.roi_align(x, b, s, pooled, pooled, sr, aligned) for x, b, s in calls]  # noqa: E731
     want = peer()
     peer_ms, ms = paired(peer, lambda: [ok(p.run()) for p in preps], reps)
@@ -390,7 +413,8 @@ def run_roialign(row, threads, reps, results):
         return
     gys = [torch.randn(y.shape, generator=g) for y in outs]
     gxs = [torch.empty_like(x) for x, _, _ in calls]
-    preps = [_ext.prepare_roi_align_bwd(gy, b, gx, pooled, pooled, s, sr, aligned)
+    preps = [prepare("aclnnRoiAlignV2Backward", gradOutput=gy, boxes=b, inputShape=list(gx.shape), pooledHeight=pooled,
+                     pooledWidth=pooled, spatialScale=s, samplingRatio=sr, aligned=aligned, gradInput=gx)
              for gy, (_, b, s), gx in zip(gys, calls, gxs)]
     peer = lambda: [torch.ops.torchvision._roi_align_backward(gy, b, s, pooled, pooled, *x.shape, sr, aligned)  # noqa: E731
                     for gy, (x, b, s) in zip(gys, calls)]

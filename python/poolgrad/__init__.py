@@ -71,7 +71,9 @@ def set_product(name: str) -> None:
     "Ascend910_93" (what POOLGRAD_SOC selects for C programs at aclInit). The Mask pair needs
     Ascend910B or Ascend910_93."""
     global _product
-    _call(_ext.set_product, str(name))
+    status, message = _ext.set_product(str(name))
+    if status != 0:
+        raise PoolgradError(status, message)
     _product = str(name)
 
 
@@ -88,7 +90,6 @@ _DTYPE_NAMES: dict = {}
 # (type, dtype) of NumPy arrays that pass every check and go to the extension as they are (native
 # byte order, not bfloat16, not uint16): a set lookup instead of the checks on every call.
 _PLAIN_ARRAYS: set = set()
-_PLAIN_ATTRS = frozenset((int, float, bool, list, tuple, str))
 
 
 def _is_torch(a) -> bool:
@@ -253,12 +254,37 @@ def _outs(out, names, make):
     return tuple(_check_array(a, n) for a, n in zip(arrays, names))
 
 
-def _call(fn, *args):
-    plain, attrs = _PLAIN_ARRAYS, _PLAIN_ATTRS  # (inline: a call of _ext_arg per argument is a tenth of a us)
-    status, message = fn(*[a if type(a) in attrs or (type(a), getattr(a, "dtype", None)) in plain else _ext_arg(a)
-                           for a in args])
+# ---- the aclnn APIs ---------------------------------------------------------------------------------
+# Every API goes through one generic binding (_ext.Api), set up from its descriptor
+# (poolgrad/operators.json) the first time it is called: the header's parameter names, each
+# array's name for messages and each tensor's format. The functions below pass their arguments by
+# the header's parameter names; the binding takes each by its C type, plain NumPy arrays as they
+# are and other arrays through _ext_arg.
+_APIS: dict = {}
+
+
+def _api(aclnn: str):
+    """The API's binding."""
+    api = _APIS.get(aclnn)
+    if api is None:
+        from .operators import BY_API
+        spec = BY_API[aclnn]
+        names = {c: n for n, c in spec.inputs + spec.outputs}
+        api = _APIS[aclnn] = _ext.Api(aclnn, list(spec.params), [names.get(p, p) for p in spec.params],
+                                      [spec.formats.get(p, "ND") for p in spec.params], _ext_arg)
+    return api
+
+
+def _run(aclnn: str, **args) -> None:
+    """Phases 1 and 2 of an aclnn API on arguments given by the header's parameter names."""
+    status, message = (_APIS.get(aclnn) or _api(aclnn)).call(args)
     if status != 0:
         raise PoolgradError(status, message)
+
+
+def _prepare(aclnn: str, **args):
+    """Phase 1 of an aclnn API with a repeatable executor (the benchmark's): .run() is phase 2."""
+    return _api(aclnn).prepare(args)
 
 
 # ---- max pooling -----------------------------------------------------------------------------------
@@ -294,7 +320,8 @@ def max_pool2d_with_indices(x: Array, kernel_size: Size, stride: Optional[Size] 
     cl = _is_channels_last(x)
     out, idx = _outs(out, ('out', 'indices'), lambda: (_empty_like_lib(x, shape, _float_dtype(x), cl),
                            _empty_like_lib(x, shape, index_dtype, cl)))
-    _call(_ext.max_pool2d_fwd, x, out, idx, k, s, p, d, bool(ceil_mode))
+    _run("aclnnMaxPool2dWithIndices", self=x, kernelSize=k, stride=s, padding=p, dilation=d, ceilMode=bool(ceil_mode),
+         out=out, indices=idx)
     return out, idx
 
 
@@ -312,7 +339,8 @@ def max_pool2d_with_indices_backward(grad_output: Array, x: Array, indices: Arra
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
     gx = _outs(out, ("out",),
                lambda: _empty_like_lib(grad_output, list(x.shape), _float_dtype(x), _is_channels_last(x)))
-    _call(_ext.max_pool2d_bwd, grad_output, x, indices, gx, k, s, p, d, bool(ceil_mode))
+    _run("aclnnMaxPool2dWithIndicesBackward", gradOutput=grad_output, self=x, indices=indices, kernelSize=k, stride=s,
+         padding=p, dilation=d, ceilMode=bool(ceil_mode), gradInput=gx)
     return gx
 
 
@@ -338,7 +366,8 @@ def max_pool2d_with_mask(x: Array, kernel_size: Size, stride: Optional[Size] = N
     out, mask = _outs(out, ('out', 'mask'),
                       lambda: (_empty_like_lib(x, _pool_out_shape(x, k, s, p, d, bool(ceil_mode)), _float_dtype(x)),
                                _empty_like_lib(x, _mask_shape(x, k, s, p, d, bool(ceil_mode)), "int8")))
-    _call(_ext.mask_fwd, x, out, mask, k, s, p, d, bool(ceil_mode))
+    _run("aclnnMaxPool2dWithMask", self=x, kernelSize=k, stride=s, padding=p, dilation=d, ceilMode=bool(ceil_mode),
+         out=out, indices=mask)
     return out, mask
 
 
@@ -353,7 +382,8 @@ def max_pool2d_with_mask_backward(grad_output: Array, x: Array, mask: Array, ker
     mask = _check_array(mask, "mask")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
     gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, list(x.shape), _float_dtype(x)))
-    _call(_ext.mask_bwd, grad_output, x, mask, gx, k, s, p, d, bool(ceil_mode))
+    _run("aclnnMaxPool2dWithMaskBackward", gradOutput=grad_output, self=x, indices=mask, kernelSize=k, stride=s,
+         padding=p, dilation=d, ceilMode=bool(ceil_mode), gradInput=gx)
     return gx
 
 
@@ -372,7 +402,7 @@ def adaptive_max_pool2d(x: Array, output_size: Size, *, out: Out = None) -> Tupl
         shape[-2], shape[-1] = max(size[0], 1), max(size[1], 1)
     out, idx = _outs(out, ('out', 'indices'), lambda: (_empty_like_lib(x, shape, _float_dtype(x)),
                            _empty_like_lib(x, shape, "int64")))
-    _call(_ext.adaptive_fwd, x, out, idx, size)
+    _run("aclnnAdaptiveMaxPool2d", self=x, outputSize=size, outputOut=out, indicesOut=idx)
     return out, idx
 
 
@@ -384,7 +414,7 @@ def adaptive_max_pool2d_backward(grad_output: Array, x: Array, indices: Array, *
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
     gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, list(x.shape), _float_dtype(x)))
-    _call(_ext.adaptive_bwd, grad_output, x, indices, gx)
+    _run("aclnnAdaptiveMaxPool2dBackward", gradOutput=grad_output, self=x, indices=indices, gradInput=gx)
     return gx
 
 
@@ -437,7 +467,8 @@ def max_pool3d_with_indices(x: Array, kernel_size: Size, stride: Optional[Size] 
     shape = _pool3d_out_shape(x, k, s, p, d, bool(ceil_mode))
     out, idx = _outs(out, ('out', 'indices'), lambda: (_empty_like_lib(x, shape, _float_dtype(x)),
                            _empty_like_lib(x, shape, index_dtype)))
-    _call(_ext.max_pool3d_fwd, x, out, idx, k, s, p, d, bool(ceil_mode))
+    _run("aclnnMaxPool3dWithArgmax", self=x, kernelSize=k, stride=s, padding=p, dilation=d, ceilMode=bool(ceil_mode),
+         out=out, indices=idx)
     return out, idx
 
 
@@ -452,7 +483,8 @@ def max_pool3d_with_indices_backward(grad_output: Array, x: Array, indices: Arra
     indices = _check_array(indices, "indices")
     k, s, p, d = _pool_attrs(kernel_size, stride, padding, dilation)
     gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, list(x.shape), _float_dtype(x)))
-    _call(_ext.max_pool3d_bwd, grad_output, x, indices, gx, k, s, p, d, bool(ceil_mode))
+    _run("aclnnMaxPool3dWithArgmaxBackward", gradOutput=grad_output, self=x, indices=indices, kernelSize=k, stride=s,
+         padding=p, dilation=d, ceilMode=bool(ceil_mode), gradInput=gx)
     return gx
 
 
@@ -472,7 +504,7 @@ def adaptive_max_pool3d(x: Array, output_size: Size, index_dtype: Any = "int64",
         shape[-3:] = [max(v, 1) for v in size]
     out, idx = _outs(out, ('out', 'indices'), lambda: (_empty_like_lib(x, shape, _float_dtype(x)),
                            _empty_like_lib(x, shape, index_dtype)))
-    _call(_ext.adaptive3d_fwd, x, out, idx, size)
+    _run("aclnnAdaptiveMaxPool3d", self=x, outputSize=size, outputOut=out, indicesOut=idx)
     return out, idx
 
 
@@ -484,7 +516,7 @@ def adaptive_max_pool3d_backward(grad_output: Array, x: Array, indices: Array, *
     x = _check_array(x, "x")
     indices = _check_array(indices, "indices")
     gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, list(x.shape), _float_dtype(x)))
-    _call(_ext.adaptive3d_bwd, grad_output, x, indices, gx)
+    _run("aclnnAdaptiveMaxPool3dBackward", gradOutput=grad_output, self=x, indices=indices, gradInput=gx)
     return gx
 
 
@@ -516,7 +548,7 @@ def max_unpool2d(x: Array, indices: Array, output_size: Size, *, out: Out = None
     indices = _check_array(indices, "indices")
     size = _unpool_size(output_size, 2)
     o = _outs(out, ("out",), lambda: _empty_like_lib(x, _unpool_shape(x, size), _dtype_name(x)))
-    _call(_ext.max_unpool_fwd, x, indices, o, size, [], [])
+    _run("aclnnMaxUnpool2d", self=x, indices=indices, outputSize=size, out=o)
     return o
 
 
@@ -534,7 +566,7 @@ def max_unpool2d_backward(grad_output: Array, x: Array, indices: Array, output_s
     indices = _check_array(indices, "indices")
     size = list(grad_output.shape[-2:]) if output_size is None else _unpool_size(output_size, 2)
     gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, list(x.shape), _dtype_name(x)))
-    _call(_ext.max_unpool_bwd, grad_output, x, indices, gx, size, [], [])
+    _run("aclnnMaxUnpool2dBackward", gradOutput=grad_output, self=x, indices=indices, outputSize=size, out=gx)
     return gx
 
 
@@ -552,8 +584,8 @@ def max_unpool3d(x: Array, indices: Array, output_size: Size, stride: Optional[S
     indices = _check_array(indices, "indices")
     size = _unpool_size(output_size, 3)
     o = _outs(out, ("out",), lambda: _empty_like_lib(x, _unpool_shape(x, size), _dtype_name(x)))
-    _call(_ext.max_unpool_fwd, x, indices, o, size, _unpool_size(stride, 3, "stride", 1),
-          _unpool_size(padding, 3, "padding", 0))
+    _run("aclnnMaxUnpool3d", self=x, indices=indices, outputSize=size, stride=_unpool_size(stride, 3, "stride", 1),
+         padding=_unpool_size(padding, 3, "padding", 0), outRef=o)
     return o
 
 
@@ -568,8 +600,8 @@ def max_unpool3d_backward(grad_output: Array, x: Array, indices: Array, output_s
     indices = _check_array(indices, "indices")
     size = list(grad_output.shape[-3:]) if output_size is None else _unpool_size(output_size, 3)
     gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, list(x.shape), _dtype_name(x)))
-    _call(_ext.max_unpool_bwd, grad_output, x, indices, gx, size, _unpool_size(stride, 3, "stride", 1),
-          _unpool_size(padding, 3, "padding", 0))
+    _run("aclnnMaxUnpool3dBackward", gradOutput=grad_output, self=x, indices=indices, outputSize=size,
+         stride=_unpool_size(stride, 3, "stride", 1), padding=_unpool_size(padding, 3, "padding", 0), out=gx)
     return gx
 
 
@@ -602,7 +634,8 @@ def roi_pool_with_argmax(x: Array, rois: Array, output_size: Size, spatial_scale
     y, argmax = _outs(out, ('y', 'argmax'),
                       lambda: (_empty_like_lib(x, shape, _float_dtype(x, ("float32", "float16"))),
                                _empty_like_lib(x, shape, "int32")))
-    _call(_ext.roi_fwd, x, rois, y, argmax, ph, pw, sh, sw)
+    _run("aclnnRoiPoolingWithArgMax", x=x, rois=rois, pooled_h=ph, pooled_w=pw, spatial_scale_h=sh, spatial_scale_w=sw,
+         y=y, argmax=argmax)
     return y, argmax
 
 
@@ -620,7 +653,8 @@ def roi_pool_with_argmax_backward(grad_output: Array, rois: Array, argmax: Array
                lambda: _empty_like_lib(grad_output, shape, _float_dtype(grad_output, ("float32", "float16"))))
     gs = list(grad_output.shape)
     ph, pw = (gs[2], gs[3]) if len(gs) == 4 else (0, 0)
-    _call(_ext.roi_bwd, grad_output, gx, rois, argmax, ph, pw, float(_scales(spatial_scale)[0]))
+    _run("aclnnRoiPoolingGradWithArgMax", gradOutput=grad_output, gradInputRef=gx, rois=rois, argmax=argmax, pooledH=ph,
+         pooledW=pw, spatialScale=float(_scales(spatial_scale)[0]))
     return gx
 
 
@@ -647,7 +681,8 @@ def roi_align(x: Array, boxes: Array, output_size: Size, spatial_scale: float = 
     x = _check_array(x, "x")
     boxes = _check_array(boxes, "boxes")
     ph, pw, y = _roi_align_out(x, boxes, output_size, out)
-    _call(_ext.roi_align_fwd, x, boxes, y, ph, pw, float(spatial_scale), max(int(sampling_ratio), 0), bool(aligned))
+    _run("aclnnRoiAlignV2", self=x, boxes=boxes, pooledHeight=ph, pooledWidth=pw, spatialScale=float(spatial_scale),
+         samplingRatio=max(int(sampling_ratio), 0), aligned=bool(aligned), out=y)
     return y
 
 
@@ -664,8 +699,9 @@ def roi_align_backward(grad_output: Array, boxes: Array, input_shape: Sequence[i
     gs = list(grad_output.shape)
     ph, pw = (gs[2], gs[3]) if len(gs) == 4 else (0, 0)
     gx = _outs(out, ("out",), lambda: _empty_like_lib(grad_output, shape, _float_dtype(grad_output, ("float32",))))
-    _call(_ext.roi_align_bwd, grad_output, boxes, gx, ph, pw, float(spatial_scale), max(int(sampling_ratio), 0),
-          bool(aligned))
+    _run("aclnnRoiAlignV2Backward", gradOutput=grad_output, boxes=boxes, inputShape=list(gx.shape), pooledHeight=ph,
+         pooledWidth=pw, spatialScale=float(spatial_scale), samplingRatio=max(int(sampling_ratio), 0),
+         aligned=bool(aligned), gradInput=gx)
     return gx
 
 
@@ -679,7 +715,8 @@ def roi_align_onnx(x: Array, rois: Array, batch_indices: Array, output_size: Siz
     rois = _check_array(rois, "rois")
     batch_indices = _check_array(batch_indices, "batch_indices")
     ph, pw, y = _roi_align_out(x, rois, output_size, out)
-    _call(_ext.roi_align_onnx, x, rois, batch_indices, y, str(mode), ph, pw, int(sampling_ratio), float(spatial_scale))
+    _run("aclnnRoiAlign", self=x, rois=rois, batchIndices=batch_indices, mode=str(mode), outputHeight=ph, outputWidth=pw,
+         samplingRatio=int(sampling_ratio), spatialScale=float(spatial_scale), out=y)
     return y
 
 

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """The operator descriptors: one entry per aclnn API in operators.json, the one list from which
-the golden CLI and suites (suite.OPERATORS), the test-kit plugin (its parameter tables and the
-backward-to-forward links) and the torch ops' schemas (generated into the C++ registration by
-cmake/torch_ops.cmake) are driven. docs/architecture.md, "The operator descriptor", lists the
+the Python binding of every API (_ext.Api: the table of callers is generated from it by
+cmake/descriptors.cmake, and poolgrad._api gives each its parameter order, array names and
+formats), the golden CLI and suites (suite.OPERATORS), the test-kit plugin (its parameter tables
+and the backward-to-forward links) and the torch ops' schemas (generated into the C++
+registration by cmake/torch_ops.cmake) are driven. docs/architecture.md, "The operator descriptor", lists the
 fields; adding an operator adds an entry here.
 
 The dtype and format rules stay in the library's per-product rules lists (src/<op>/<op>_rules.cpp),
@@ -27,7 +29,8 @@ class OpSpec:
     forward / index: for a backward, the forward operator and which of its outputs it consumes;
     products: "all", or the products CANN documents it for (the first is the default for it);
     params: the GetWorkspaceSize parameters in the header's order (workspaceSize and executor
-    left out); torch: the schema of torch.ops.poolgrad's op."""
+    left out); formats: the aclFormat the package creates each tensor parameter with (those not
+    named: ND); torch: the schema of torch.ops.poolgrad's op."""
     name: str
     aclnn: str
     function: str
@@ -39,6 +42,7 @@ class OpSpec:
     index: Optional[str]
     products: object
     params: Tuple[str, ...]
+    formats: dict
     torch: str
 
     @property

@@ -12,28 +12,15 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "acl/acl.h"
 #include "acl_call.h"
-#include "aclnnop/aclnn_adaptive_max_pool2d.h"
-#include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
-#include "aclnnop/aclnn_adaptive_max_pool3d.h"
-#include "aclnnop/aclnn_adaptive_max_pool3d_backward.h"
-#include "aclnnop/aclnn_max_pool2d_with_indices.h"
-#include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
-#include "aclnnop/aclnn_max_pool3d_with_argmax.h"
-#include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
-#include "aclnnop/aclnn_max_unpool2d.h"
-#include "aclnnop/aclnn_max_unpool2d_backward.h"
-#include "aclnnop/aclnn_max_unpool3d.h"
-#include "aclnnop/aclnn_max_unpool3d_backward.h"
-#include "aclnnop/aclnn_roi_align.h"
-#include "aclnnop/aclnn_roi_align_v2.h"
-#include "aclnnop/aclnn_roi_align_v2_backward.h"
-#include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
-#include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
+#include "aclnnop/aclnn_ops_cv.h"
+#include "aclnnop/aclnn_ops_nn.h"
 #include "poolgrad/poolgrad.h"
 
 namespace nb = nanobind;
@@ -80,14 +67,44 @@ bool acl_dtype(const Array &a, aclDataType *out) {
   return true;
 }
 
+// One parameter of an aclnn API as the package passes it: its key in the call's dict (the
+// header's name), its name in messages (poolgrad's array names from the descriptor; the C name
+// for attributes), a tensor's format, and the package's converter for arrays that are not plain
+// NumPy arrays (torch tensors as NumPy views of their memory, bfloat16 as uint16:
+// poolgrad._ext_arg).
+struct Param {
+  nb::str key;
+  std::string label;
+  aclFormat format = ACL_FORMAT_ND;
+  nb::handle convert;
+};
+
+// numpy.ndarray, whose instances nanobind takes as they are (anything else goes through the
+// package's converter first: torch's own DLPack export costs microseconds a tensor).
+nb::handle numpy_array_type() {
+  static nb::object t = nb::module_::import_("numpy").attr("ndarray");
+  return t;
+}
+
 // An aclTensor viewing the array's memory (acl_call.h), or the reason there is none.
 struct Tensor {
   aclTensor *t = nullptr;
   std::string error;
-  Tensor(const Array &a, aclFormat fmt, const char *name) {
+  nb::object converted;  // what the converter made of the argument, kept for the call
+  Tensor(nb::handle h, const Param &p) {
+    Array a;
+    if (h.type().is(numpy_array_type()) ? !nb::try_cast(h, a) : true) {
+      converted = p.convert(h);
+      h = converted;
+    }
+    if (!a.is_valid() && !nb::try_cast(h, a)) {
+      error = p.label + " must be a CPU array (NumPy or DLPack), but got " +
+              nb::cast<std::string>(nb::str(h.type().attr("__name__")));
+      return;
+    }
     aclDataType dt;
     if (!acl_dtype(a, &dt)) {
-      error = std::string(name) + " has a dtype poolgrad does not know";
+      error = p.label + " has a dtype poolgrad does not know";
       return;
     }
     const size_t nd = a.ndim();
@@ -97,12 +114,15 @@ struct Tensor {
       strides[i] = static_cast<int64_t>(a.stride(i));
     }
     t = poolgrad_py::acl_view(const_cast<void *>(a.data()), dt, static_cast<int64_t>(a.itemsize()),
-                              dims.data(), strides.data(), nd, fmt);
-    if (!t) error = std::string(name) + ": " + take_msg();
+                              dims.data(), strides.data(), nd, p.format);
+    if (!t) error = p.label + ": " + take_msg();
   }
   ~Tensor() {
     if (t) aclDestroyTensor(t);
   }
+  Tensor(const Tensor &) = delete;
+  Tensor &operator=(const Tensor &) = delete;
+  aclTensor *get() const { return t; }
 };
 
 using poolgrad_py::Ints;
@@ -148,7 +168,7 @@ Result finish(const Phase1 &p1) {
 // 2 alone, as often as asked. The benchmark times kernels with it.
 class Prepared {
  public:
-  Prepared(const Phase1 &p1, std::vector<Array> keep) : p1_(p1), keep_(std::move(keep)) {
+  Prepared(const Phase1 &p1, nb::object keep) : p1_(p1), keep_(std::move(keep)) {
     if (p1_.st != ACLNN_SUCCESS) throw std::runtime_error(p1_.msg);
     if (aclSetAclOpExecutorRepeatable(p1_.ex) != ACLNN_SUCCESS)
       throw std::runtime_error(take_msg());
@@ -175,357 +195,224 @@ class Prepared {
 
  private:
   Phase1 p1_;
-  std::vector<Array> keep_;
+  nb::object keep_;
   poolgrad_py::Workspace workspace_;
 };
 
-#define POOLGRAD_TENSORS_OK(...)          \
-  for (const Tensor *t__ : {__VA_ARGS__}) \
-    if (!t__->t) return phase1_error(t__->error);
+// ---- the generic caller: every aclnn API through one binding
+// ------------------------------------- An API's GetWorkspaceSize signature decides how each Python
+// argument is converted (its C type: tensor, integer list, integer, float, bool, string); the table
+// of APIs is generated from the operator descriptors (aclnn_apis.inc, cmake/descriptors.cmake), so
+// adding an operator adds no line here. Each argument holder keeps the first conversion error
+// instead of raising, so that the message names the first bad parameter in the header's order.
+template <class T>
+struct Arg;
 
-Phase1 phase1_error(const std::string &msg) {
-  Phase1 r;
-  r.st = ACLNN_ERR_PARAM_INVALID;
-  r.msg = msg;
-  return r;
-}
+template <>
+struct Arg<const aclTensor *> : Tensor {
+  using Tensor::Tensor;
+};
+template <>
+struct Arg<aclTensor *> : Tensor {
+  using Tensor::Tensor;
+};
 
-Phase1 max_pool2d_fwd_p1(const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
-                         std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
-                         bool ceil) {
-  Tensor tx(x, ACL_FORMAT_NCHW, "x"), to(out, ACL_FORMAT_NCHW, "out"),
-      ti(idx, ACL_FORMAT_NCHW, "indices");
-  POOLGRAD_TENSORS_OK(&tx, &to, &ti);
-  Ints kk(k), ss(s), pp(p), dd(d);
+template <>
+struct Arg<const aclIntArray *> {
+  aclIntArray *a = nullptr;
+  std::string error;
+  Arg(nb::handle h, const Param &p) {
+    std::vector<int64_t> v;
+    if (!nb::try_cast(h, v)) {
+      error = p.label + " must be a list of ints";
+      return;
+    }
+    a = aclCreateIntArray(v.data(), v.size());
+  }
+  ~Arg() {
+    if (a) aclDestroyIntArray(a);
+  }
+  Arg(const Arg &) = delete;
+  Arg &operator=(const Arg &) = delete;
+  const aclIntArray *get() const { return a; }
+};
+
+// Numbers, bools and strings: nanobind's own conversion (an int outside the C type's range fails
+// it rather than wrapping).
+template <class T, class Held = T>
+struct Scalar {
+  Held v{};
+  std::string error;
+  Scalar(nb::handle h, const Param &p) {
+    if (!nb::try_cast(h, v))
+      error = p.label + " cannot be passed as the API's " + kind() + ": got " +
+              nb::cast<std::string>(nb::repr(h));
+  }
+  static const char *kind() {
+    if constexpr (std::is_same_v<T, bool>)
+      return "bool";
+    else if constexpr (std::is_floating_point_v<T>)
+      return "floating-point number";
+    else if constexpr (std::is_integral_v<T>)
+      return sizeof(T) == 8 ? "64-bit integer" : "32-bit integer";
+    else
+      return "string";
+  }
+  T get() const {
+    if constexpr (std::is_same_v<Held, std::string>)
+      return v.c_str();
+    else
+      return v;
+  }
+};
+template <>
+struct Arg<int64_t> : Scalar<int64_t> {
+  using Scalar::Scalar;
+};
+template <>
+struct Arg<int> : Scalar<int> {
+  using Scalar::Scalar;
+};
+template <>
+struct Arg<float> : Scalar<float> {
+  using Scalar::Scalar;
+};
+template <>
+struct Arg<double> : Scalar<double> {
+  using Scalar::Scalar;
+};
+template <>
+struct Arg<bool> : Scalar<bool> {
+  using Scalar::Scalar;
+};
+template <>
+struct Arg<const char *> : Scalar<const char *, std::string> {
+  using Scalar::Scalar;
+};
+
+// An argument and the parameter it is for: what each Arg is built from, in place inside the tuple.
+struct Source {
+  nb::handle h;
+  const Param *p;
+  Source(const nb::dict &args, const Param &param)
+      : h(PyDict_GetItem(args.ptr(), param.key.ptr())), p(&param) {}
+};
+template <class T>
+struct Built : Arg<T> {
+  explicit Built(Source s) : Arg<T>(s.h, *s.p) {}
+};
+
+// Phase 1 of API f (its GetWorkspaceSize: P... ends with the workspace-size and executor
+// pointers) on args converted by the parameters' C types; run is its phase 2.
+template <class... P, size_t... I>
+Phase1 invoke(aclnnStatus (*f)(P...), Phase2 run, const std::vector<Param> &params,
+              const nb::dict &args, std::index_sequence<I...>) {
+  using Types = std::tuple<P...>;
+  std::tuple<Built<std::tuple_element_t<I, Types>>...> held(Source(args, params[I])...);
+  std::string error;
+  ((error.empty() && !std::get<I>(held).error.empty() ? (void)(error = std::get<I>(held).error)
+                                                      : void()),
+   ...);
+  if (!error.empty()) {
+    Phase1 r;
+    r.st = ACLNN_ERR_PARAM_INVALID;
+    r.msg = error;
+    return r;
+  }
   return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxPool2dWithIndicesGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t,
-                                                         ti.t, ws, ex);
-      },
-      aclnnMaxPool2dWithIndices);
+      [&](uint64_t *ws, aclOpExecutor **ex) { return f(std::get<I>(held).get()..., ws, ex); }, run);
 }
 
-Phase1 max_pool2d_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx,
-                         std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
-                         std::vector<int64_t> d, bool ceil) {
-  Tensor tg(gy, ACL_FORMAT_NCHW, "grad_output"), tx(x, ACL_FORMAT_NCHW, "x"),
-      ti(idx, ACL_FORMAT_NCHW, "indices"), tgx(gx, ACL_FORMAT_NCHW, "grad_input");
-  POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &tgx);
-  Ints kk(k), ss(s), pp(p), dd(d);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, kk.a, ss.a, pp.a,
-                                                                 dd.a, ceil, tgx.t, ws, ex);
-      },
-      aclnnMaxPool2dWithIndicesBackward);
+// One row of the table: an API's name, its parameter count and its caller.
+struct ApiRow {
+  const char *name;
+  size_t params;
+  Phase1 (*call)(const std::vector<Param> &, const nb::dict &);
+};
+
+template <class... P>
+constexpr size_t api_params(aclnnStatus (*)(P...)) {
+  return sizeof...(P) - 2;
 }
 
-Phase1 mask_fwd_p1(const Array &x, const Array &out, const Array &mask, std::vector<int64_t> k,
-                   std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
-                   bool ceil) {
-  Tensor tx(x, ACL_FORMAT_NCHW, "x"), to(out, ACL_FORMAT_NCHW, "out"),
-      tm(mask, ACL_FORMAT_NCHW, "mask");
-  POOLGRAD_TENSORS_OK(&tx, &to, &tm);
-  Ints kk(k), ss(s), pp(p), dd(d);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxPool2dWithMaskGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t,
-                                                      tm.t, ws, ex);
-      },
-      aclnnMaxPool2dWithMask);
+template <auto F, auto Run>
+Phase1 call_api(const std::vector<Param> &params, const nb::dict &args) {
+  return invoke(F, Run, params, args, std::make_index_sequence<api_params(F)>());
 }
 
-Phase1 mask_bwd_p1(const Array &gy, const Array &x, const Array &mask, const Array &gx,
-                   std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
-                   std::vector<int64_t> d, bool ceil) {
-  Tensor tg(gy, ACL_FORMAT_NCHW, "grad_output"), tx(x, ACL_FORMAT_NCHW, "x"),
-      tm(mask, ACL_FORMAT_NCHW, "mask"), tgx(gx, ACL_FORMAT_NCHW, "grad_input");
-  POOLGRAD_TENSORS_OK(&tg, &tx, &tm, &tgx);
-  Ints kk(k), ss(s), pp(p), dd(d);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(tg.t, tx.t, tm.t, kk.a, ss.a, pp.a,
-                                                              dd.a, ceil, tgx.t, ws, ex);
-      },
-      aclnnMaxPool2dWithMaskBackward);
+#define POOLGRAD_API(name) \
+  {#name, api_params(name##GetWorkspaceSize), &call_api<name##GetWorkspaceSize, name>},
+const ApiRow kApis[] = {
+#include "aclnn_apis.inc"
+};
+#undef POOLGRAD_API
+
+aclFormat format_named(const std::string &f) {
+  if (f == "NCHW") return ACL_FORMAT_NCHW;
+  if (f == "NCDHW") return ACL_FORMAT_NCDHW;
+  if (f == "ND") return ACL_FORMAT_ND;
+  throw std::invalid_argument("unknown format " + f);
 }
 
-Phase1 adaptive_fwd_p1(const Array &x, const Array &out, const Array &idx,
-                       std::vector<int64_t> size) {
-  const aclFormat fmt = ACL_FORMAT_NCHW;
-  Tensor tx(x, fmt, "x"), to(out, fmt, "out"), ti(idx, fmt, "indices");
-  POOLGRAD_TENSORS_OK(&tx, &to, &ti);
-  Ints os(size);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnAdaptiveMaxPool2dGetWorkspaceSize(tx.t, os.a, to.t, ti.t, ws, ex);
-      },
-      aclnnAdaptiveMaxPool2d);
-}
+// One aclnn API as the package calls it: its arguments a dict keyed by the header's parameter
+// names; each parameter's name in messages and format given once (from the descriptor) when the
+// package first uses the API.
+class Api {
+ public:
+  Api(const std::string &name, const std::vector<std::string> &keys,
+      const std::vector<std::string> &labels, const std::vector<std::string> &formats,
+      nb::handle convert)
+      : convert_(convert) {
+    for (const ApiRow &r : kApis)
+      if (name == r.name) row_ = &r;
+    if (!row_) throw std::invalid_argument(name + " is not an aclnn API of poolgrad");
+    if (keys.size() != row_->params || labels.size() != row_->params ||
+        formats.size() != row_->params)
+      throw std::invalid_argument(name + " takes " + std::to_string(row_->params) +
+                                  " parameters (keys, labels and formats one each)");
+    for (size_t i = 0; i < keys.size(); ++i)
+      params_.push_back({nb::str(keys[i].c_str()), labels[i], format_named(formats[i]), convert_});
+  }
+  // Every parameter given, and nothing else (a misspelt name is an error, not an ignored one).
+  Phase1 start(const nb::dict &args) const {
+    for (const Param &p : params_)
+      if (!PyDict_Contains(args.ptr(), p.key.ptr()))
+        throw nb::type_error(
+            (std::string(row_->name) + ": missing argument " + nb::cast<std::string>(p.key))
+                .c_str());
+    if (args.size() != params_.size())
+      throw nb::type_error((std::string(row_->name) + " takes " + std::to_string(params_.size()) +
+                            " arguments, got " + std::to_string(args.size()))
+                               .c_str());
+    return row_->call(params_, args);
+  }
 
-Phase1 adaptive_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx) {
-  const aclFormat fmt = ACL_FORMAT_NCHW;
-  Tensor tg(gy, fmt, "grad_output"), tx(x, fmt, "x"), ti(idx, fmt, "indices"),
-      tgx(gx, fmt, "grad_input");
-  POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &tgx);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, tgx.t, ws, ex);
-      },
-      aclnnAdaptiveMaxPool2dBackward);
-}
-
-Phase1 max_pool3d_fwd_p1(const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
-                         std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
-                         bool ceil) {
-  const aclFormat fmt = ACL_FORMAT_NCDHW;
-  Tensor tx(x, fmt, "x"), to(out, fmt, "out"), ti(idx, fmt, "indices");
-  POOLGRAD_TENSORS_OK(&tx, &to, &ti);
-  Ints kk(k), ss(s), pp(p), dd(d);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxPool3dWithArgmaxGetWorkspaceSize(tx.t, kk.a, ss.a, pp.a, dd.a, ceil, to.t,
-                                                        ti.t, ws, ex);
-      },
-      aclnnMaxPool3dWithArgmax);
-}
-
-Phase1 max_pool3d_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx,
-                         std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
-                         std::vector<int64_t> d, bool ceil) {
-  const aclFormat fmt = ACL_FORMAT_NCDHW;
-  Tensor tg(gy, fmt, "grad_output"), tx(x, fmt, "x"), ti(idx, fmt, "indices"),
-      tgx(gx, fmt, "grad_input");
-  POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &tgx);
-  Ints kk(k), ss(s), pp(p), dd(d);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, kk.a, ss.a, pp.a,
-                                                                dd.a, ceil, tgx.t, ws, ex);
-      },
-      aclnnMaxPool3dWithArgmaxBackward);
-}
-
-Phase1 adaptive3d_fwd_p1(const Array &x, const Array &out, const Array &idx,
-                         std::vector<int64_t> size) {
-  const aclFormat fmt = ACL_FORMAT_NCDHW;
-  Tensor tx(x, fmt, "x"), to(out, fmt, "out"), ti(idx, fmt, "indices");
-  POOLGRAD_TENSORS_OK(&tx, &to, &ti);
-  Ints os(size);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnAdaptiveMaxPool3dGetWorkspaceSize(tx.t, os.a, to.t, ti.t, ws, ex);
-      },
-      aclnnAdaptiveMaxPool3d);
-}
-
-// MaxUnpool: a 2-D call when stride is empty (the 2-D APIs take none), else the 3-D APIs.
-Phase1 max_unpool_fwd_p1(const Array &x, const Array &idx, const Array &out,
-                         std::vector<int64_t> size, std::vector<int64_t> stride,
-                         std::vector<int64_t> padding) {
-  Tensor tx(x, ACL_FORMAT_ND, "x"), ti(idx, ACL_FORMAT_ND, "indices"),
-      to(out, ACL_FORMAT_ND, "out");
-  POOLGRAD_TENSORS_OK(&tx, &ti, &to);
-  Ints os(size), ss(stride), pp(padding);
-  if (stride.empty())
-    return phase1(
-        [&](uint64_t *ws, aclOpExecutor **ex) {
-          return aclnnMaxUnpool2dGetWorkspaceSize(tx.t, ti.t, os.a, to.t, ws, ex);
-        },
-        aclnnMaxUnpool2d);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxUnpool3dGetWorkspaceSize(tx.t, ti.t, os.a, ss.a, pp.a, to.t, ws, ex);
-      },
-      aclnnMaxUnpool3d);
-}
-
-Phase1 max_unpool_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx,
-                         std::vector<int64_t> size, std::vector<int64_t> stride,
-                         std::vector<int64_t> padding) {
-  Tensor tg(gy, ACL_FORMAT_ND, "grad_output"), tx(x, ACL_FORMAT_ND, "x"),
-      ti(idx, ACL_FORMAT_ND, "indices"), to(gx, ACL_FORMAT_ND, "grad_input");
-  POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &to);
-  Ints os(size), ss(stride), pp(padding);
-  if (stride.empty())
-    return phase1(
-        [&](uint64_t *ws, aclOpExecutor **ex) {
-          return aclnnMaxUnpool2dBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, os.a, to.t, ws, ex);
-        },
-        aclnnMaxUnpool2dBackward);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxUnpool3dBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, os.a, ss.a, pp.a, to.t,
-                                                        ws, ex);
-      },
-      aclnnMaxUnpool3dBackward);
-}
-
-Phase1 adaptive3d_bwd_p1(const Array &gy, const Array &x, const Array &idx, const Array &gx) {
-  const aclFormat fmt = ACL_FORMAT_NCDHW;
-  Tensor tg(gy, fmt, "grad_output"), tx(x, fmt, "x"), ti(idx, fmt, "indices"),
-      tgx(gx, fmt, "grad_input");
-  POOLGRAD_TENSORS_OK(&tg, &tx, &ti, &tgx);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(tg.t, tx.t, ti.t, tgx.t, ws, ex);
-      },
-      aclnnAdaptiveMaxPool3dBackward);
-}
-
-Phase1 roi_fwd_p1(const Array &x, const Array &rois, const Array &y, const Array &argmax,
-                  int64_t ph, int64_t pw, float sh, float sw) {
-  Tensor tx(x, ACL_FORMAT_ND, "x"), tr(rois, ACL_FORMAT_ND, "rois"), ty(y, ACL_FORMAT_ND, "y"),
-      ta(argmax, ACL_FORMAT_ND, "argmax");
-  POOLGRAD_TENSORS_OK(&tx, &tr, &ty, &ta);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnRoiPoolingWithArgMaxGetWorkspaceSize(tx.t, tr.t, ph, pw, sh, sw, ty.t, ta.t, ws,
-                                                         ex);
-      },
-      aclnnRoiPoolingWithArgMax);
-}
-
-Phase1 roi_bwd_p1(const Array &gy, const Array &gx, const Array &rois, const Array &argmax,
-                  int64_t ph, int64_t pw, double scale) {
-  Tensor tg(gy, ACL_FORMAT_ND, "grad_output"), tgx(gx, ACL_FORMAT_ND, "grad_input"),
-      tr(rois, ACL_FORMAT_ND, "rois"), ta(argmax, ACL_FORMAT_ND, "argmax");
-  POOLGRAD_TENSORS_OK(&tg, &tgx, &tr, &ta);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(tg.t, tgx.t, tr.t, ta.t, ph, pw, scale,
-                                                             ws, ex);
-      },
-      aclnnRoiPoolingGradWithArgMax);
-}
-
-// RoIAlign: V2 (boxes with the batch index first) and its backward; the ONNX op (mode "avg" or
-// "max", batch indices apart).
-Phase1 roi_align_fwd_p1(const Array &x, const Array &boxes, const Array &y, int64_t ph, int64_t pw,
-                        float scale, int64_t sampling, bool aligned) {
-  Tensor tx(x, ACL_FORMAT_NCHW, "x"), tb(boxes, ACL_FORMAT_ND, "boxes"),
-      ty(y, ACL_FORMAT_NCHW, "out");
-  POOLGRAD_TENSORS_OK(&tx, &tb, &ty);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnRoiAlignV2GetWorkspaceSize(tx.t, tb.t, ph, pw, scale, sampling, aligned, ty.t,
-                                               ws, ex);
-      },
-      aclnnRoiAlignV2);
-}
-
-Phase1 roi_align_bwd_p1(const Array &gy, const Array &boxes, const Array &gx, int64_t ph,
-                        int64_t pw, float scale, int64_t sampling, bool aligned) {
-  Tensor tg(gy, ACL_FORMAT_NCHW, "grad_output"), tb(boxes, ACL_FORMAT_ND, "boxes"),
-      tgx(gx, ACL_FORMAT_NCHW, "grad_input");
-  POOLGRAD_TENSORS_OK(&tg, &tb, &tgx);
-  std::vector<int64_t> shape(gx.ndim());
-  for (size_t i = 0; i < gx.ndim(); ++i) shape[i] = static_cast<int64_t>(gx.shape(i));
-  Ints is(shape);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnRoiAlignV2BackwardGetWorkspaceSize(tg.t, tb.t, is.a, ph, pw, scale, sampling,
-                                                       aligned, tgx.t, ws, ex);
-      },
-      aclnnRoiAlignV2Backward);
-}
-
-Phase1 roi_align_onnx_p1(const Array &x, const Array &rois, const Array &batch, const Array &y,
-                         const std::string &mode, int oh, int ow, int sampling, float scale) {
-  Tensor tx(x, ACL_FORMAT_NCHW, "x"), tr(rois, ACL_FORMAT_ND, "rois"),
-      ti(batch, ACL_FORMAT_ND, "batch_indices"), ty(y, ACL_FORMAT_NCHW, "out");
-  POOLGRAD_TENSORS_OK(&tx, &tr, &ti, &ty);
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnRoiAlignGetWorkspaceSize(tx.t, tr.t, ti.t, mode.c_str(), oh, ow, sampling,
-                                             scale, ty.t, ws, ex);
-      },
-      aclnnRoiAlign);
-}
-
+ private:
+  const ApiRow *row_ = nullptr;
+  // Borrowed: the package's converter lives as long as the package, which holds this object (an
+  // owned reference would close a cycle through the package's globals that nothing collects).
+  nb::handle convert_;
+  std::vector<Param> params_;
+};
 }  // namespace
 
 NB_MODULE(_ext, m) {
   m.doc() = "poolgrad's C API for Python (internal: use the poolgrad package)";
-  // One call (phase 1 + phase 2) each, returning (status, message).
-  m.def("max_pool2d_fwd",
-        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
-           std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
-           bool ceil) { return finish(max_pool2d_fwd_p1(x, out, idx, k, s, p, d, ceil)); });
-  m.def("max_pool2d_bwd", [](const Array &gy, const Array &x, const Array &idx, const Array &gx,
-                             std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
-                             std::vector<int64_t> d, bool ceil) {
-    return finish(max_pool2d_bwd_p1(gy, x, idx, gx, k, s, p, d, ceil));
-  });
-  m.def("roi_fwd", [](const Array &x, const Array &rois, const Array &y, const Array &argmax,
-                      int64_t ph, int64_t pw, float sh,
-                      float sw) { return finish(roi_fwd_p1(x, rois, y, argmax, ph, pw, sh, sw)); });
-  m.def("roi_bwd", [](const Array &gy, const Array &gx, const Array &rois, const Array &argmax,
-                      int64_t ph, int64_t pw, double scale) {
-    return finish(roi_bwd_p1(gy, gx, rois, argmax, ph, pw, scale));
-  });
-  m.def("roi_align_fwd", [](const Array &x, const Array &boxes, const Array &y, int64_t ph,
-                            int64_t pw, float scale, int64_t sampling, bool aligned) {
-    return finish(roi_align_fwd_p1(x, boxes, y, ph, pw, scale, sampling, aligned));
-  });
-  m.def("roi_align_bwd", [](const Array &gy, const Array &boxes, const Array &gx, int64_t ph,
-                            int64_t pw, float scale, int64_t sampling, bool aligned) {
-    return finish(roi_align_bwd_p1(gy, boxes, gx, ph, pw, scale, sampling, aligned));
-  });
-  m.def("roi_align_onnx", [](const Array &x, const Array &rois, const Array &batch, const Array &y,
-                             const std::string &mode, int oh, int ow, int sampling, float scale) {
-    return finish(roi_align_onnx_p1(x, rois, batch, y, mode, oh, ow, sampling, scale));
-  });
-  m.def("mask_fwd", [](const Array &x, const Array &out, const Array &mask, std::vector<int64_t> k,
-                       std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
-                       bool ceil) { return finish(mask_fwd_p1(x, out, mask, k, s, p, d, ceil)); });
-  m.def("mask_bwd", [](const Array &gy, const Array &x, const Array &mask, const Array &gx,
-                       std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
-                       std::vector<int64_t> d, bool ceil) {
-    return finish(mask_bwd_p1(gy, x, mask, gx, k, s, p, d, ceil));
-  });
-  m.def("adaptive_fwd",
-        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> size) {
-          return finish(adaptive_fwd_p1(x, out, idx, size));
-        });
-  m.def("adaptive_bwd", [](const Array &gy, const Array &x, const Array &idx, const Array &gx) {
-    return finish(adaptive_bwd_p1(gy, x, idx, gx));
-  });
-  m.def("max_pool3d_fwd",
-        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
-           std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d,
-           bool ceil) { return finish(max_pool3d_fwd_p1(x, out, idx, k, s, p, d, ceil)); });
-  m.def("max_pool3d_bwd", [](const Array &gy, const Array &x, const Array &idx, const Array &gx,
-                             std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p,
-                             std::vector<int64_t> d, bool ceil) {
-    return finish(max_pool3d_bwd_p1(gy, x, idx, gx, k, s, p, d, ceil));
-  });
-  m.def("max_unpool_fwd",
-        [](const Array &x, const Array &idx, const Array &out, std::vector<int64_t> size,
-           std::vector<int64_t> stride, std::vector<int64_t> padding) {
-          return finish(max_unpool_fwd_p1(x, idx, out, size, stride, padding));
-        });
-  m.def("max_unpool_bwd",
-        [](const Array &gy, const Array &x, const Array &idx, const Array &gx,
-           std::vector<int64_t> size, std::vector<int64_t> stride, std::vector<int64_t> padding) {
-          return finish(max_unpool_bwd_p1(gy, x, idx, gx, size, stride, padding));
-        });
-  m.def("prepare_max_unpool_fwd",
-        [](const Array &x, const Array &idx, const Array &out, std::vector<int64_t> size,
-           std::vector<int64_t> stride, std::vector<int64_t> padding) {
-          return new Prepared(max_unpool_fwd_p1(x, idx, out, size, stride, padding), {x, idx, out});
-        });
-  m.def("prepare_max_unpool_bwd", [](const Array &gy, const Array &x, const Array &idx,
-                                     const Array &gx, std::vector<int64_t> size,
-                                     std::vector<int64_t> stride, std::vector<int64_t> padding) {
-    return new Prepared(max_unpool_bwd_p1(gy, x, idx, gx, size, stride, padding), {gy, x, idx, gx});
-  });
-  m.def("adaptive3d_fwd",
-        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> size) {
-          return finish(adaptive3d_fwd_p1(x, out, idx, size));
-        });
-  m.def("adaptive3d_bwd", [](const Array &gy, const Array &x, const Array &idx, const Array &gx) {
-    return finish(adaptive3d_bwd_p1(gy, x, idx, gx));
+  // Every aclnn API: one call (phase 1 + phase 2) returning (status, message), or prepared once
+  // (phase 1, a repeatable executor) and run as often as asked.
+  nb::class_<Api>(m, "Api")
+      .def(nb::init<const std::string &, const std::vector<std::string> &,
+                    const std::vector<std::string> &, const std::vector<std::string> &,
+                    nb::handle>(),
+           nb::arg("aclnn"), nb::arg("keys"), nb::arg("labels"), nb::arg("formats"),
+           nb::arg("convert"))
+      .def("call", [](const Api &api, nb::dict args) { return finish(api.start(args)); })
+      .def("prepare",
+           [](const Api &api, nb::dict args) { return new Prepared(api.start(args), args); });
+  m.def("apis", []() {
+    std::vector<std::string> names;
+    for (const ApiRow &r : kApis) names.emplace_back(r.name);
+    return names;
   });
   // The product profile phase 1 behaves as (what POOLGRAD_SOC selects at aclInit).
   m.def("set_product", [](const std::string &soc) -> Result {
@@ -541,78 +428,10 @@ NB_MODULE(_ext, m) {
       unsetenv("POOLGRAD_SOC");
     return {st, msg};
   });
-  // The same calls prepared once (phase 1, a repeatable executor) and run as often as asked.
   nb::class_<Prepared>(m, "Prepared")
       .def("run", &Prepared::run)
       .def_prop_ro("kernel", &Prepared::kernel)
       .def_prop_ro("workspace_size", &Prepared::workspace_size);
-  m.def("prepare_max_pool2d_fwd",
-        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
-           std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
-          return new Prepared(max_pool2d_fwd_p1(x, out, idx, k, s, p, d, ceil), {x, out, idx});
-        });
-  m.def(
-      "prepare_max_pool2d_bwd",
-      [](const Array &gy, const Array &x, const Array &idx, const Array &gx, std::vector<int64_t> k,
-         std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
-        return new Prepared(max_pool2d_bwd_p1(gy, x, idx, gx, k, s, p, d, ceil), {gy, x, idx, gx});
-      });
-  m.def("prepare_mask_fwd",
-        [](const Array &x, const Array &out, const Array &mask, std::vector<int64_t> k,
-           std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
-          return new Prepared(mask_fwd_p1(x, out, mask, k, s, p, d, ceil), {x, out, mask});
-        });
-  m.def("prepare_mask_bwd", [](const Array &gy, const Array &x, const Array &mask, const Array &gx,
-                               std::vector<int64_t> k, std::vector<int64_t> s,
-                               std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
-    return new Prepared(mask_bwd_p1(gy, x, mask, gx, k, s, p, d, ceil), {gy, x, mask, gx});
-  });
-  m.def("prepare_adaptive_fwd",
-        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> size) {
-          return new Prepared(adaptive_fwd_p1(x, out, idx, size), {x, out, idx});
-        });
-  m.def("prepare_adaptive_bwd",
-        [](const Array &gy, const Array &x, const Array &idx, const Array &gx) {
-          return new Prepared(adaptive_bwd_p1(gy, x, idx, gx), {gy, x, idx, gx});
-        });
-  m.def("prepare_max_pool3d_fwd",
-        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> k,
-           std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
-          return new Prepared(max_pool3d_fwd_p1(x, out, idx, k, s, p, d, ceil), {x, out, idx});
-        });
-  m.def(
-      "prepare_max_pool3d_bwd",
-      [](const Array &gy, const Array &x, const Array &idx, const Array &gx, std::vector<int64_t> k,
-         std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d, bool ceil) {
-        return new Prepared(max_pool3d_bwd_p1(gy, x, idx, gx, k, s, p, d, ceil), {gy, x, idx, gx});
-      });
-  m.def("prepare_adaptive3d_fwd",
-        [](const Array &x, const Array &out, const Array &idx, std::vector<int64_t> size) {
-          return new Prepared(adaptive3d_fwd_p1(x, out, idx, size), {x, out, idx});
-        });
-  m.def("prepare_adaptive3d_bwd",
-        [](const Array &gy, const Array &x, const Array &idx, const Array &gx) {
-          return new Prepared(adaptive3d_bwd_p1(gy, x, idx, gx), {gy, x, idx, gx});
-        });
-  m.def("prepare_roi_align_fwd", [](const Array &x, const Array &boxes, const Array &y, int64_t ph,
-                                    int64_t pw, float scale, int64_t sampling, bool aligned) {
-    return new Prepared(roi_align_fwd_p1(x, boxes, y, ph, pw, scale, sampling, aligned),
-                        {x, boxes, y});
-  });
-  m.def("prepare_roi_align_bwd",
-        [](const Array &gy, const Array &boxes, const Array &gx, int64_t ph, int64_t pw,
-           float scale, int64_t sampling, bool aligned) {
-          return new Prepared(roi_align_bwd_p1(gy, boxes, gx, ph, pw, scale, sampling, aligned),
-                              {gy, boxes, gx});
-        });
-  m.def("prepare_roi_fwd", [](const Array &x, const Array &rois, const Array &y,
-                              const Array &argmax, int64_t ph, int64_t pw, float sh, float sw) {
-    return new Prepared(roi_fwd_p1(x, rois, y, argmax, ph, pw, sh, sw), {x, rois, y, argmax});
-  });
-  m.def("prepare_roi_bwd", [](const Array &gy, const Array &gx, const Array &rois,
-                              const Array &argmax, int64_t ph, int64_t pw, double scale) {
-    return new Prepared(roi_bwd_p1(gy, gx, rois, argmax, ph, pw, scale), {gy, gx, rois, argmax});
-  });
   m.def("out_size", [](int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
     return poolgradPoolOutputSize(in, k, s, p, d, ceil);
   });

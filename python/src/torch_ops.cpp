@@ -15,23 +15,8 @@
 #include <vector>
 
 #include "acl_call.h"
-#include "aclnnop/aclnn_adaptive_max_pool2d.h"
-#include "aclnnop/aclnn_adaptive_max_pool2d_backward.h"
-#include "aclnnop/aclnn_adaptive_max_pool3d.h"
-#include "aclnnop/aclnn_adaptive_max_pool3d_backward.h"
-#include "aclnnop/aclnn_max_pool2d_with_indices.h"
-#include "aclnnop/aclnn_max_pool2d_with_indices_backward.h"
-#include "aclnnop/aclnn_max_pool3d_with_argmax.h"
-#include "aclnnop/aclnn_max_pool3d_with_argmax_backward.h"
-#include "aclnnop/aclnn_max_unpool2d.h"
-#include "aclnnop/aclnn_max_unpool2d_backward.h"
-#include "aclnnop/aclnn_max_unpool3d.h"
-#include "aclnnop/aclnn_max_unpool3d_backward.h"
-#include "aclnnop/aclnn_roi_align.h"
-#include "aclnnop/aclnn_roi_align_v2.h"
-#include "aclnnop/aclnn_roi_align_v2_backward.h"
-#include "aclnnop/aclnn_roi_pooling_grad_with_arg_max.h"
-#include "aclnnop/aclnn_roi_pooling_with_arg_max.h"
+#include "aclnnop/aclnn_ops_cv.h"
+#include "aclnnop/aclnn_ops_nn.h"
 #include "poolgrad/poolgrad.h"
 
 namespace {
@@ -118,14 +103,14 @@ struct TorchCall {
 
 using Phase2 = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 
-// Phase 1 (a callable taking the workspace-size and executor pointers), then phase 2 on a
-// workspace of that size; a refusal raised with the library's message.
-template <class Phase1>
-void run(Phase1 &&phase1, Phase2 phase2) {
+// Phase 1 (an API's GetWorkspaceSize on args, then the workspace-size and executor pointers),
+// then phase 2 on a workspace of that size; a refusal raised with the library's message.
+template <class... P, class... A>
+void run(aclnnStatus (*phase1)(P...), Phase2 phase2, const A &...args) {
   TorchCall call;
   uint64_t ws = 0;
   aclOpExecutor *ex = nullptr;
-  aclnnStatus st = phase1(&ws, &ex);
+  aclnnStatus st = phase1(args..., &ws, &ex);
   if (st == ACLNN_SUCCESS) {
     poolgrad_py::Workspace workspace(ws);
     st = phase2(workspace.data(), ws, ex, nullptr);
@@ -216,12 +201,8 @@ std::tuple<Tensor, Tensor> max_pool2d(const Tensor &x, IntArrayRef k, IntArrayRe
   View vx(x, ACL_FORMAT_NCHW, "x"), vo(out, ACL_FORMAT_NCHW, "out"),
       vi(idx, ACL_FORMAT_NCHW, "indices");
   auto kk = ints(k), ss = ints(s), pp = ints(p), dd = ints(d);
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxPool2dWithIndicesGetWorkspaceSize(vx.get(), kk.a, ss.a, pp.a, dd.a, ceil,
-                                                         vo.get(), vi.get(), ws, ex);
-      },
-      aclnnMaxPool2dWithIndices);
+  run(aclnnMaxPool2dWithIndicesGetWorkspaceSize, aclnnMaxPool2dWithIndices, vx.get(), kk.a, ss.a,
+      pp.a, dd.a, ceil, vo.get(), vi.get());
   return {out, idx};
 }
 
@@ -232,12 +213,8 @@ Tensor max_pool2d_backward(const Tensor &gy, const Tensor &x, IntArrayRef k, Int
   View vg(g, ACL_FORMAT_NCHW, "grad_output"), vx(x, ACL_FORMAT_NCHW, "x"),
       vi(idx, ACL_FORMAT_NCHW, "indices"), vgx(gx, ACL_FORMAT_NCHW, "grad_input");
   auto kk = ints(k), ss = ints(s), pp = ints(p), dd = ints(d);
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
-            vg.get(), vx.get(), vi.get(), kk.a, ss.a, pp.a, dd.a, ceil, vgx.get(), ws, ex);
-      },
-      aclnnMaxPool2dWithIndicesBackward);
+  run(aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize, aclnnMaxPool2dWithIndicesBackward,
+      vg.get(), vx.get(), vi.get(), kk.a, ss.a, pp.a, dd.a, ceil, vgx.get());
   return gx;
 }
 
@@ -251,12 +228,8 @@ std::tuple<Tensor, Tensor> max_pool3d(const Tensor &x, IntArrayRef k, IntArrayRe
   View vx(x, ACL_FORMAT_NCDHW, "x"), vo(out, ACL_FORMAT_NCDHW, "out"),
       vi(idx, ACL_FORMAT_NCDHW, "indices");
   auto kk = ints(k), ss = ints(s), pp = ints(p), dd = ints(d);
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxPool3dWithArgmaxGetWorkspaceSize(vx.get(), kk.a, ss.a, pp.a, dd.a, ceil,
-                                                        vo.get(), vi.get(), ws, ex);
-      },
-      aclnnMaxPool3dWithArgmax);
+  run(aclnnMaxPool3dWithArgmaxGetWorkspaceSize, aclnnMaxPool3dWithArgmax, vx.get(), kk.a, ss.a,
+      pp.a, dd.a, ceil, vo.get(), vi.get());
   return {out, idx.to(at::kLong)};
 }
 
@@ -267,12 +240,8 @@ Tensor max_pool3d_backward(const Tensor &gy, const Tensor &x, IntArrayRef k, Int
   View vg(g, ACL_FORMAT_NCDHW, "grad_output"), vx(x, ACL_FORMAT_NCDHW, "x"),
       vi(idx, ACL_FORMAT_NCDHW, "indices"), vgx(gx, ACL_FORMAT_NCDHW, "grad_input");
   auto kk = ints(k), ss = ints(s), pp = ints(p), dd = ints(d);
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
-            vg.get(), vx.get(), vi.get(), kk.a, ss.a, pp.a, dd.a, ceil, vgx.get(), ws, ex);
-      },
-      aclnnMaxPool3dWithArgmaxBackward);
+  run(aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize, aclnnMaxPool3dWithArgmaxBackward, vg.get(),
+      vx.get(), vi.get(), kk.a, ss.a, pp.a, dd.a, ceil, vgx.get());
   return gx;
 }
 
@@ -291,12 +260,8 @@ std::tuple<Tensor, Tensor> max_pool2d_with_mask(const Tensor &x, IntArrayRef k, 
   View vx(x, ACL_FORMAT_NCHW, "x"), vo(out, ACL_FORMAT_NCHW, "out"),
       vm(mask, ACL_FORMAT_NCHW, "mask");
   auto kk = ints(k), ss = ints(s), pp = ints(p), dd = ints(d);
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxPool2dWithMaskGetWorkspaceSize(vx.get(), kk.a, ss.a, pp.a, dd.a, ceil,
-                                                      vo.get(), vm.get(), ws, ex);
-      },
-      aclnnMaxPool2dWithMask);
+  run(aclnnMaxPool2dWithMaskGetWorkspaceSize, aclnnMaxPool2dWithMask, vx.get(), kk.a, ss.a, pp.a,
+      dd.a, ceil, vo.get(), vm.get());
   return {out, mask};
 }
 
@@ -308,12 +273,8 @@ Tensor max_pool2d_with_mask_backward(const Tensor &gy, const Tensor &x, IntArray
   View vg(g, ACL_FORMAT_NCHW, "grad_output"), vx(x, ACL_FORMAT_NCHW, "x"),
       vm(mask, ACL_FORMAT_NCHW, "mask"), vgx(gx, ACL_FORMAT_NCHW, "grad_input");
   auto kk = ints(k), ss = ints(s), pp = ints(p), dd = ints(d);
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
-            vg.get(), vx.get(), vm.get(), kk.a, ss.a, pp.a, dd.a, ceil, vgx.get(), ws, ex);
-      },
-      aclnnMaxPool2dWithMaskBackward);
+  run(aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize, aclnnMaxPool2dWithMaskBackward, vg.get(),
+      vx.get(), vm.get(), kk.a, ss.a, pp.a, dd.a, ceil, vgx.get());
   return gx;
 }
 
@@ -326,11 +287,8 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor &x, IntArrayRef size
   View vx(x, ACL_FORMAT_NCHW, "x"), vo(out, ACL_FORMAT_NCHW, "out"),
       vi(idx, ACL_FORMAT_NCHW, "indices");
   auto os = ints(size);
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnAdaptiveMaxPool2dGetWorkspaceSize(vx.get(), os.a, vo.get(), vi.get(), ws, ex);
-      },
-      aclnnAdaptiveMaxPool2d);
+  run(aclnnAdaptiveMaxPool2dGetWorkspaceSize, aclnnAdaptiveMaxPool2d, vx.get(), os.a, vo.get(),
+      vi.get());
   return {out, idx};
 }
 
@@ -339,12 +297,8 @@ Tensor adaptive_max_pool2d_backward(const Tensor &gy, const Tensor &x, const Ten
   Tensor gx = new_output(x.sizes(), x.options().dtype(float_dtype(x)), layout_of(x));
   View vg(g, ACL_FORMAT_NCHW, "grad_output"), vx(x, ACL_FORMAT_NCHW, "x"),
       vi(idx, ACL_FORMAT_NCHW, "indices"), vgx(gx, ACL_FORMAT_NCHW, "grad_input");
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(vg.get(), vx.get(), vi.get(),
-                                                              vgx.get(), ws, ex);
-      },
-      aclnnAdaptiveMaxPool2dBackward);
+  run(aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize, aclnnAdaptiveMaxPool2dBackward, vg.get(),
+      vx.get(), vi.get(), vgx.get());
   return gx;
 }
 
@@ -357,11 +311,8 @@ std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor &x, IntArrayRef size
   View vx(x, ACL_FORMAT_NCDHW, "x"), vo(out, ACL_FORMAT_NCDHW, "out"),
       vi(idx, ACL_FORMAT_NCDHW, "indices");
   auto os = ints(size);
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnAdaptiveMaxPool3dGetWorkspaceSize(vx.get(), os.a, vo.get(), vi.get(), ws, ex);
-      },
-      aclnnAdaptiveMaxPool3d);
+  run(aclnnAdaptiveMaxPool3dGetWorkspaceSize, aclnnAdaptiveMaxPool3d, vx.get(), os.a, vo.get(),
+      vi.get());
   return {out, idx.to(at::kLong)};
 }
 
@@ -370,12 +321,8 @@ Tensor adaptive_max_pool3d_backward_cpu(const Tensor &gy, const Tensor &x, const
   Tensor gx = new_output(x.sizes(), x.options().dtype(float_dtype(x)), layout_of(x));
   View vg(g, ACL_FORMAT_NCDHW, "grad_output"), vx(x, ACL_FORMAT_NCDHW, "x"),
       vi(idx, ACL_FORMAT_NCDHW, "indices"), vgx(gx, ACL_FORMAT_NCDHW, "grad_input");
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize(vg.get(), vx.get(), vi.get(),
-                                                              vgx.get(), ws, ex);
-      },
-      aclnnAdaptiveMaxPool3dBackward);
+  run(aclnnAdaptiveMaxPool3dBackwardGetWorkspaceSize, aclnnAdaptiveMaxPool3dBackward, vg.get(),
+      vx.get(), vi.get(), vgx.get());
   return gx;
 }
 
@@ -398,18 +345,10 @@ Tensor max_unpool(int spatial, const Tensor &x, const Tensor &indices, IntArrayR
       vo(out, ACL_FORMAT_ND, "out");
   auto os = ints(size), ss = ints(stride), pp = ints(padding);
   if (spatial == 2)
-    run(
-        [&](uint64_t *ws, aclOpExecutor **ex) {
-          return aclnnMaxUnpool2dGetWorkspaceSize(vx.get(), vi.get(), os.a, vo.get(), ws, ex);
-        },
-        aclnnMaxUnpool2d);
+    run(aclnnMaxUnpool2dGetWorkspaceSize, aclnnMaxUnpool2d, vx.get(), vi.get(), os.a, vo.get());
   else
-    run(
-        [&](uint64_t *ws, aclOpExecutor **ex) {
-          return aclnnMaxUnpool3dGetWorkspaceSize(vx.get(), vi.get(), os.a, ss.a, pp.a, vo.get(),
-                                                  ws, ex);
-        },
-        aclnnMaxUnpool3d);
+    run(aclnnMaxUnpool3dGetWorkspaceSize, aclnnMaxUnpool3d, vx.get(), vi.get(), os.a, ss.a, pp.a,
+        vo.get());
   return out;
 }
 
@@ -421,19 +360,11 @@ Tensor max_unpool_backward(int spatial, const Tensor &gy, const Tensor &x, const
       vi(indices, ACL_FORMAT_ND, "indices"), vgx(gx, ACL_FORMAT_ND, "grad_input");
   auto os = ints(size), ss = ints(stride), pp = ints(padding);
   if (spatial == 2)
-    run(
-        [&](uint64_t *ws, aclOpExecutor **ex) {
-          return aclnnMaxUnpool2dBackwardGetWorkspaceSize(vg.get(), vx.get(), vi.get(), os.a,
-                                                          vgx.get(), ws, ex);
-        },
-        aclnnMaxUnpool2dBackward);
+    run(aclnnMaxUnpool2dBackwardGetWorkspaceSize, aclnnMaxUnpool2dBackward, vg.get(), vx.get(),
+        vi.get(), os.a, vgx.get());
   else
-    run(
-        [&](uint64_t *ws, aclOpExecutor **ex) {
-          return aclnnMaxUnpool3dBackwardGetWorkspaceSize(vg.get(), vx.get(), vi.get(), os.a, ss.a,
-                                                          pp.a, vgx.get(), ws, ex);
-        },
-        aclnnMaxUnpool3dBackward);
+    run(aclnnMaxUnpool3dBackwardGetWorkspaceSize, aclnnMaxUnpool3dBackward, vg.get(), vx.get(),
+        vi.get(), os.a, ss.a, pp.a, vgx.get());
   return gx;
 }
 
@@ -464,12 +395,8 @@ std::tuple<Tensor, Tensor> roi_pool(const Tensor &x, const Tensor &rois, double 
   View vx(x, ACL_FORMAT_ND, "x"), vr(rois, ACL_FORMAT_ND, "rois"), vy(y, ACL_FORMAT_ND, "y"),
       va(argmax, ACL_FORMAT_ND, "argmax");
   const float sc = static_cast<float>(scale);
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnRoiPoolingWithArgMaxGetWorkspaceSize(vx.get(), vr.get(), ph, pw, sc, sc,
-                                                         vy.get(), va.get(), ws, ex);
-      },
-      aclnnRoiPoolingWithArgMax);
+  run(aclnnRoiPoolingWithArgMaxGetWorkspaceSize, aclnnRoiPoolingWithArgMax, vx.get(), vr.get(), ph,
+      pw, sc, sc, vy.get(), va.get());
   return {y, argmax};
 }
 
@@ -481,13 +408,8 @@ Tensor roi_pool_backward(const Tensor &gy, const Tensor &rois, const Tensor &arg
                          gy.options().dtype(float_dtype(gy, false)));
   View vg(g, ACL_FORMAT_ND, "grad_output"), vgx(gx, ACL_FORMAT_ND, "grad_input"),
       vr(rois, ACL_FORMAT_ND, "rois"), va(argmax, ACL_FORMAT_ND, "argmax");
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize(vg.get(), vgx.get(), vr.get(),
-                                                             va.get(), ph.expect_int(),
-                                                             pw.expect_int(), scale, ws, ex);
-      },
-      aclnnRoiPoolingGradWithArgMax);
+  run(aclnnRoiPoolingGradWithArgMaxGetWorkspaceSize, aclnnRoiPoolingGradWithArgMax, vg.get(),
+      vgx.get(), vr.get(), va.get(), ph.expect_int(), pw.expect_int(), scale);
   return gx;
 }
 
@@ -505,13 +427,8 @@ Tensor roi_align(const Tensor &x, const Tensor &rois, double scale, c10::SymInt 
                         x.options());
   View vx(x, ACL_FORMAT_NCHW, "input"), vr(rois, ACL_FORMAT_ND, "rois"),
       vy(y, ACL_FORMAT_NCHW, "out");
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnRoiAlignV2GetWorkspaceSize(
-            vx.get(), vr.get(), ph, pw, static_cast<float>(scale), sampling_of(sampling_ratio),
-            aligned, vy.get(), ws, ex);
-      },
-      aclnnRoiAlignV2);
+  run(aclnnRoiAlignV2GetWorkspaceSize, aclnnRoiAlignV2, vx.get(), vr.get(), ph, pw,
+      static_cast<float>(scale), sampling_of(sampling_ratio), aligned, vy.get());
   return y;
 }
 
@@ -523,13 +440,9 @@ Tensor roi_align_backward(const Tensor &gy, const Tensor &rois, double scale, c1
   View vg(gy, ACL_FORMAT_NCHW, "grad"), vr(rois, ACL_FORMAT_ND, "rois"),
       vgx(gx, ACL_FORMAT_NCHW, "grad_input");
   auto is = ints(shape);
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnRoiAlignV2BackwardGetWorkspaceSize(
-            vg.get(), vr.get(), is.a, ph.expect_int(), pw.expect_int(), static_cast<float>(scale),
-            sampling_of(sampling_ratio), aligned, vgx.get(), ws, ex);
-      },
-      aclnnRoiAlignV2Backward);
+  run(aclnnRoiAlignV2BackwardGetWorkspaceSize, aclnnRoiAlignV2Backward, vg.get(), vr.get(), is.a,
+      ph.expect_int(), pw.expect_int(), static_cast<float>(scale), sampling_of(sampling_ratio),
+      aligned, vgx.get());
   return gx;
 }
 
@@ -545,13 +458,9 @@ Tensor roi_align_onnx(const Tensor &x, const Tensor &rois, const Tensor &batch_i
   View vx(x, ACL_FORMAT_NCHW, "input"), vr(rois, ACL_FORMAT_ND, "rois"),
       vb(batch_indices, ACL_FORMAT_ND, "batch_indices"), vy(y, ACL_FORMAT_NCHW, "out");
   const std::string m(mode);
-  run(
-      [&](uint64_t *ws, aclOpExecutor **ex) {
-        return aclnnRoiAlignGetWorkspaceSize(
-            vx.get(), vr.get(), vb.get(), m.c_str(), static_cast<int>(oh), static_cast<int>(ow),
-            static_cast<int>(sampling_ratio), static_cast<float>(scale), vy.get(), ws, ex);
-      },
-      aclnnRoiAlign);
+  run(aclnnRoiAlignGetWorkspaceSize, aclnnRoiAlign, vx.get(), vr.get(), vb.get(), m.c_str(),
+      static_cast<int>(oh), static_cast<int>(ow), static_cast<int>(sampling_ratio),
+      static_cast<float>(scale), vy.get());
   return y;
 }
 
