@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Builds the nineteen libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined) and runs each for
+# Builds the twenty libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined) and runs each for
 # a bounded time on a copy of the seed corpus (fuzz/corpus/TARGET), plus the regression inputs.
 # Fails on any crash, leak or sanitizer report. Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]
 set -euo pipefail
@@ -15,7 +15,7 @@ trap 'rm -rf "$work"' EXIT
 for t in maxpool_forward maxpool_backward mask_forward mask_backward adaptive_forward adaptive_backward \
          maxpool3d_forward maxpool3d_backward adaptive3d_forward adaptive3d_backward roi_forward roi_backward \
          unpool_forward unpool_backward unpool3d_forward unpool3d_backward roialign_forward roialign_backward \
-         roialign_onnx; do
+         roialign_onnx any; do
   mkdir -p "$work/$t"
   cp "$root/fuzz/corpus/$t/"* "$work/$t/"
   # Regression inputs found by earlier runs, for the targets they belong to.

@@ -21,6 +21,7 @@
 #include "acl_call.h"
 #include "aclnnop/aclnn_ops_cv.h"
 #include "aclnnop/aclnn_ops_nn.h"
+#include "core/api_signature.h"
 #include "poolgrad/poolgrad.h"
 
 namespace nb = nanobind;
@@ -302,25 +303,25 @@ struct Built : Arg<T> {
   explicit Built(Source s) : Arg<T>(s.h, *s.p) {}
 };
 
-// Phase 1 of API f (its GetWorkspaceSize: P... ends with the workspace-size and executor
-// pointers) on args converted by the parameters' C types; run is its phase 2.
-template <class... P, size_t... I>
-Phase1 invoke(aclnnStatus (*f)(P...), Phase2 run, const std::vector<Param> &params,
-              const nb::dict &args, std::index_sequence<I...>) {
-  using Types = std::tuple<P...>;
-  std::tuple<Built<std::tuple_element_t<I, Types>>...> held(Source(args, params[I])...);
-  std::string error;
-  ((error.empty() && !std::get<I>(held).error.empty() ? (void)(error = std::get<I>(held).error)
-                                                      : void()),
-   ...);
-  if (!error.empty()) {
-    Phase1 r;
-    r.st = ACLNN_ERR_PARAM_INVALID;
-    r.msg = error;
-    return r;
-  }
-  return phase1(
-      [&](uint64_t *ws, aclOpExecutor **ex) { return f(std::get<I>(held).get()..., ws, ex); }, run);
+// Phase 1 of API f on the arguments converted by its parameters' C types (the first bad one
+// refused, naming it); run is its phase 2.
+template <auto F, auto Run>
+Phase1 call_api(const std::vector<Param> &params, const nb::dict &args) {
+  return poolgrad::api::with_params<Built>(
+      F, [&](size_t i) { return Source(args, params[i]); },
+      [&](auto &held, auto &call) {
+        std::string error;
+        std::apply(
+            [&](auto &...arg) {
+              ((error.empty() && !arg.error.empty() ? (void)(error = arg.error) : void()), ...);
+            },
+            held);
+        if (error.empty()) return phase1(call, Run);
+        Phase1 r;
+        r.st = ACLNN_ERR_PARAM_INVALID;
+        r.msg = error;
+        return r;
+      });
 }
 
 // One row of the table: an API's name, its parameter count and its caller.
@@ -330,18 +331,9 @@ struct ApiRow {
   Phase1 (*call)(const std::vector<Param> &, const nb::dict &);
 };
 
-template <class... P>
-constexpr size_t api_params(aclnnStatus (*)(P...)) {
-  return sizeof...(P) - 2;
-}
-
-template <auto F, auto Run>
-Phase1 call_api(const std::vector<Param> &params, const nb::dict &args) {
-  return invoke(F, Run, params, args, std::make_index_sequence<api_params(F)>());
-}
-
-#define POOLGRAD_API(name) \
-  {#name, api_params(name##GetWorkspaceSize), &call_api<name##GetWorkspaceSize, name>},
+#define POOLGRAD_API(name)                                    \
+  {#name, poolgrad::api::param_count(name##GetWorkspaceSize), \
+   &call_api<name##GetWorkspaceSize, name>},
 const ApiRow kApis[] = {
 #include "aclnn_apis.inc"
 };
