@@ -5,6 +5,7 @@
 // outside the plane, and one test per validation rule (docs/max-unpool.md).
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "aclnnop/aclnn_max_pool2d_with_indices.h"
@@ -438,28 +439,33 @@ TEST(MaxUnpool3d, ValidationRules) {
 
 namespace {
 
-// The backward's AVX2 row (float32 / int32, dense rows): its name, the same bits as the portable
-// row, and an index outside the plane in the middle of a vector group named from the register's
-// copy while the group's other lanes are gathered.
+// The backward's AVX2 row (float32 / int32, dense rows, a gather past the caches: a gradient
+// plane of 2900 x 2900, 33.6 MB in float32): its name, the same bits as the portable row, and an
+// index outside the plane in the middle of a vector group named from the register's copy while
+// the group's other lanes are gathered. A float16 gradient (16.8 MB) takes the portable row.
 TEST(MaxUnpool2d, BackwardVectorRowAgreesAndNamesBadLanes) {
   std::mt19937 rng(9);
-  for (aclDataType idt : {ACL_INT32, ACL_INT64})
-    for (aclDataType dt : {ACL_FLOAT, ACL_INT32, ACL_FLOAT16}) {
+  const int64_t H = 2900, W = 2900, plane = H * W;
+  for (aclDataType dt : {ACL_FLOAT, ACL_INT32, ACL_FLOAT16}) {
+    HostTensor gy({1, 1, H, W}, dt);  // values where the indices point (only those are read)
+    for (aclDataType idt : {ACL_INT32, ACL_INT64}) {
       SCOPED_TRACE(testing::Message() << "idt=" << idt << " dt=" << dt);
-      HostTensor gy({2, 3, 6, 20}, dt), x({2, 3, 3, 20}, dt), idx({2, 3, 3, 20}, idt);
-      for (int64_t i = 0; i < gy.numel(); ++i)
-        dt == ACL_INT32 ? gy.set_int(i, static_cast<int32_t>(rng())) : gy.set(i, float(i % 97));
-      for (int64_t i = 0; i < idx.numel(); ++i) idx.set_int(i, rng() % 120);
+      HostTensor x({1, 1, 3, 20}, dt), idx({1, 1, 3, 20}, idt);
+      for (int64_t i = 0; i < idx.numel(); ++i) {
+        const int64_t v = static_cast<int64_t>(rng() % plane);
+        idx.set_int(i, v);
+        dt == ACL_INT32 ? gy.set_int(v, static_cast<int32_t>(rng())) : gy.set(v, float(v % 97));
+      }
       std::vector<uint64_t> results[2];
       std::string names[2];
       const char *caps[] = {"avx2", "default"};
       for (int run = 0; run < 2; ++run) {
         ASSERT_EQ(poolgradSetCpuCapability(caps[run]), 0);
-        HostTensor gx({2, 3, 3, 20}, dt);
+        HostTensor gx({1, 1, 3, 20}, dt);
         uint64_t ws = 0;
         aclOpExecutor *ex = nullptr;
-        ASSERT_EQ(aclnnMaxUnpool2dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(),
-                                                           IntArray({6, 20}), gx.t(), &ws, &ex),
+        ASSERT_EQ(aclnnMaxUnpool2dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), IntArray({H, W}),
+                                                           gx.t(), &ws, &ex),
                   ACLNN_SUCCESS)
             << last_msg();
         names[run] = poolgradGetKernelName(ex);
@@ -473,18 +479,18 @@ TEST(MaxUnpool2d, BackwardVectorRowAgreesAndNamesBadLanes) {
 #endif
       EXPECT_EQ(names[1], "gather-planes");
       EXPECT_EQ(results[0], results[1]);
-      // A bad index at w = 9 of row (n=1, c=2, h=1): inside the second vector group.
-      idx.set_int(((1 * 3 + 2) * 3 + 1) * 20 + 9, 120);
+      // A bad index at w = 9 of row h = 1: inside the second vector group.
+      idx.set_int(1 * 20 + 9, plane);
       for (const char *cap : caps) {
         ASSERT_EQ(poolgradSetCpuCapability(cap), 0);
-        HostTensor gx({2, 3, 3, 20}, dt);
-        EXPECT_STATUS_MSG(backward(gy, x, idx, IntArray({6, 20}), gx), ACLNN_ERR_PARAM_INVALID,
-                          kBwd,
-                          "indices[1,2,1,9]=120 must be in [0, outputSize[0]*outputSize[1]=120)");
+        HostTensor gx({1, 1, 3, 20}, dt);
+        EXPECT_STATUS_MSG(backward(gy, x, idx, IntArray({H, W}), gx), ACLNN_ERR_PARAM_INVALID, kBwd,
+                          "indices[0,0,1,9]=8410000 must be in [0, "
+                          "outputSize[0]*outputSize[1]=8410000)");
         EXPECT_TRUE(gx.guards_intact());
         for (int64_t w = 0; w < 20; ++w)  // the rest of the row is gathered
           if (w != 9) {
-            const int64_t o = ((1 * 3 + 2) * 3 + 1) * 20 + w;
+            const int64_t o = 1 * 20 + w;
             EXPECT_EQ(elem_size(dt) == 2 ? gx.get_bits16(o) : static_cast<uint32_t>(gx.get_int(o)),
                       results[1][o])
                 << cap << " w=" << w;
@@ -492,18 +498,40 @@ TEST(MaxUnpool2d, BackwardVectorRowAgreesAndNamesBadLanes) {
       }
       poolgradSetCpuCapability("avx512");
     }
+  }
+}
+
+// A gather whose gradient, indices and output stay in cache takes the portable row at every
+// capability (the scalar loop is faster there than AVX2's gather instructions).
+TEST(MaxUnpool2d, BackwardInCacheTakesThePortableRow) {
+  HostTensor gy({2, 3, 6, 20}, ACL_FLOAT), x({2, 3, 3, 20}, ACL_FLOAT),
+      idx({2, 3, 3, 20}, ACL_INT32);
+  for (int64_t i = 0; i < idx.numel(); ++i) idx.set_int(i, (i * 7) % 120);
+  for (const char *cap : {"avx512", "avx2", "default"}) {
+    ASSERT_EQ(poolgradSetCpuCapability(cap), 0);
+    HostTensor gx({2, 3, 3, 20}, ACL_FLOAT);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    ASSERT_EQ(aclnnMaxUnpool2dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), IntArray({6, 20}),
+                                                       gx.t(), &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    EXPECT_STREQ(poolgradGetKernelName(ex), "gather-planes") << cap;
+    aclDestroyAclOpExecutor(ex);
+  }
+  poolgradSetCpuCapability("avx512");
 }
 
 // The backward's runs: a depth slice whose index and output rows follow each other is one run,
-// index rows with a gap after them are one run each (the AVX2 row applies to both, the element
-// stride being 1). Both give the naive gather's bits at every capability.
+// index rows with a gap after them are one run each (the AVX2 row, taken past the caches, here a
+// 32 MB gradient volume, applies to both, the element stride being 1). Both give the naive
+// gather's bits at every capability.
 TEST(MaxUnpool3d, BackwardRowsWithGapsAgreeWithContiguousRows) {
   std::mt19937 rng(11);
-  const std::vector<int64_t> big = {2, 3, 4, 6, 20}, small = {2, 3, 2, 3, 20};
+  const std::vector<int64_t> big = {1, 1, 8, 1024, 1024}, small = {1, 1, 2, 3, 20};
   HostTensor gy(big, ACL_FLOAT, ACL_FORMAT_ND), x(small, ACL_FLOAT, ACL_FORMAT_ND);
-  for (int64_t i = 0; i < gy.numel(); ++i) gy.set(i, float(i % 101) - 50.0f);
-  const int64_t plane = 4 * 6 * 20;
-  IntArray os({4, 6, 20}), stride({2, 2, 2}), padding({0, 0, 0});
+  const int64_t plane = 8 * 1024 * 1024;
+  IntArray os({8, 1024, 1024}), stride({2, 2, 2}), padding({0, 0, 0});
   for (aclDataType idt : {ACL_INT64}) {  // the 3-D backward's only index dtype
     HostTensor dense_idx(small, idt, ACL_FORMAT_ND),
         gap_idx = make_strided(small, {0, 1, 2, 3, 4}, 3, 2, idt, ACL_FORMAT_ND);
@@ -511,6 +539,7 @@ TEST(MaxUnpool3d, BackwardRowsWithGapsAgreeWithContiguousRows) {
       const int64_t v = static_cast<int64_t>(rng() % plane);
       dense_idx.set_int(i, v);
       gap_idx.set_int(i, v);
+      gy.set(v, float(v % 101) - 50.0f);  // (only where the indices point is read)
     }
     std::vector<float> want;
     for (const char *cap : {"default", "avx2"})
@@ -525,6 +554,10 @@ TEST(MaxUnpool3d, BackwardRowsWithGapsAgreeWithContiguousRows) {
                                                            stride, padding, gx.t(), &ws, &ex),
                   ACLNN_SUCCESS)
             << last_msg();
+#if defined(__x86_64__) || defined(__i386__)
+        EXPECT_EQ(poolgradGetKernelName(ex),
+                  std::string(cap == std::string("avx2") ? "gather-planes/avx2" : "gather-planes"));
+#endif
         ASSERT_EQ(aclnnMaxUnpool3dBackward(workspace(ws), ws, ex, nullptr), ACLNN_SUCCESS);
         EXPECT_TRUE(gx.guards_intact());
         if (want.empty()) {

@@ -17,6 +17,7 @@
 
 #include "../core/dtype.h"
 #include "../core/parts.h"
+#include "../core/prefetch.h"
 
 namespace poolgrad {
 
@@ -269,11 +270,14 @@ __attribute__((target("avx2"))) int64_t gather_row_avx2(const char *plane, const
 // Elements [w, width) of a row of the gather from a dense plane. Every bound and stride is a
 // local: the stores go through char pointers, which may alias anything, and with the bounds read
 // through the views the compiler kept the loop's pointers on the stack, a store-to-load chain
-// each element that made this loop three times slower than the loads it waits for.
+// each element that made this loop three times slower than the loads it waits for. Not inlined:
+// inlined into the plane loop, GCC 12 spilled them to the stack again and reloaded five of them
+// every element (segnet-decoder's gather at 1 thread 0.198 -> 0.131 ms out of line).
 template <class I, class Move>
-void gather_row_dense(const char *plane, const char *ir, int64_t is, char *orow, int64_t os,
-                      int64_t w, int64_t width, int64_t plane_size, int64_t es_in, int64_t pos,
-                      const Move &move, FirstError *err) {
+__attribute__((noinline)) void gather_row_dense(const char *plane, const char *ir, int64_t is,
+                                                char *orow, int64_t os, int64_t w, int64_t width,
+                                                int64_t plane_size, int64_t es_in, int64_t pos,
+                                                const Move &move, FirstError *err) {
   for (; w < width; ++w) {
     const int64_t v = static_cast<int64_t>(load_once(reinterpret_cast<const I *>(ir + w * is)));
     if (__builtin_expect(!in_plane(v, plane_size), 0))
@@ -406,8 +410,15 @@ FirstError unpool_backward(const UnpoolParams &p, const Strided5 &grad_out, cons
 
 bool unpool_gather_vector(const UnpoolParams &p, const Strided5 &grad_out, const Strided5 &idx,
                           const Strided5 &out) {
+  // Past the caches only: there the gather instructions and their prefetch keep the misses
+  // overlapped (segnet-batch 2.08 -> 1.5 ms at 1 thread); a call whose gradient, indices and
+  // output stay in cache from one call to the next is faster as the scalar loop (segnet-decoder
+  // 0.157 -> 0.131 ms, overlap-3x3 0.33 -> 0.28 ms; docs/profiles.md).
+  const int64_t planes = out.n * out.c, outputs = out.d * out.h * out.w;
+  const int64_t bytes = planes * (grad_out.d * grad_out.h * grad_out.w * dtype_size(p.dtype) +
+                                  outputs * (dtype_size(p.index_dtype) + dtype_size(p.out_dtype)));
   return p.dtype == p.out_dtype && dtype_size(p.dtype) == 4 && plane_dense(grad_out) &&
-         idx.sw == 1 && out.sw == 1;
+         idx.sw == 1 && out.sw == 1 && bytes >= kPrefetchMinBytes;
 }
 
 bool unpool_can_cast(aclDataType from, aclDataType to) {
