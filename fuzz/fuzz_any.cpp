@@ -65,18 +65,13 @@ struct Arg<aclTensor *> : TensorArg<aclTensor *> {
 
 template <>
 struct Arg<const aclIntArray *> {
-  aclIntArray *a = nullptr;
+  std::unique_ptr<aclIntArray, aclnnStatus (*)(const aclIntArray *)> a{nullptr, aclDestroyIntArray};
   explicit Arg(Call &c) {
     if (c.r.pick(16) == 0) return;  // a null list
     const std::vector<int64_t> v = fz::int_array(c.r);
-    a = aclCreateIntArray(v.data(), v.size());
+    a.reset(aclCreateIntArray(v.data(), v.size()));
   }
-  ~Arg() {
-    if (a) aclDestroyIntArray(a);
-  }
-  Arg(const Arg &) = delete;
-  Arg &operator=(const Arg &) = delete;
-  const aclIntArray *get() const { return a; }
+  const aclIntArray *get() const { return a.get(); }
 };
 
 template <class T>

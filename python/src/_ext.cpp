@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -220,22 +221,16 @@ struct Arg<aclTensor *> : Tensor {
 
 template <>
 struct Arg<const aclIntArray *> {
-  aclIntArray *a = nullptr;
+  std::optional<poolgrad_py::Ints> ints;
   std::string error;
   Arg(nb::handle h, const Param &p) {
     std::vector<int64_t> v;
-    if (!nb::try_cast(h, v)) {
+    if (nb::try_cast(h, v))
+      ints.emplace(v);
+    else
       error = p.label + " must be a list of ints";
-      return;
-    }
-    a = aclCreateIntArray(v.data(), v.size());
   }
-  ~Arg() {
-    if (a) aclDestroyIntArray(a);
-  }
-  Arg(const Arg &) = delete;
-  Arg &operator=(const Arg &) = delete;
-  const aclIntArray *get() const { return a; }
+  const aclIntArray *get() const { return ints ? ints->a : nullptr; }
 };
 
 // Numbers, bools and strings: nanobind's own conversion (an int outside the C type's range fails
