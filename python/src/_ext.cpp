@@ -127,8 +127,6 @@ struct Tensor {
   aclTensor *get() const { return t; }
 };
 
-using poolgrad_py::Ints;
-
 using Phase2 = aclnnStatus (*)(void *, uint64_t, aclOpExecutor *, aclrtStream);
 
 // What phase 1 produced: a status (and message), or an executor and its workspace size.
@@ -221,7 +219,7 @@ struct Arg<aclTensor *> : Tensor {
 
 template <>
 struct Arg<const aclIntArray *> {
-  std::optional<poolgrad_py::Ints> ints;
+  std::optional<poolgrad_py::Ints> ints;  // (acl_call.h: owns the aclIntArray)
   std::string error;
   Arg(nb::handle h, const Param &p) {
     std::vector<int64_t> v;

@@ -267,6 +267,19 @@ __attribute__((target("avx2"))) int64_t gather_row_avx2(const char *plane, const
 }
 #endif
 
+// The same-dtype element move, inlined into the gather (a function pointer would cost a call an
+// element).
+template <class T>
+struct CopyElement {
+  void operator()(const char *src, char *dst) const { std::memcpy(dst, src, sizeof(T)); }
+};
+template <class Move>
+struct is_copy : std::false_type {};
+template <class T>
+struct is_copy<CopyElement<T>> : std::true_type {
+  using type = T;
+};
+
 // Elements [w, width) of a row of the gather from a dense plane. Every bound and stride is a
 // local: the stores go through char pointers, which may alias anything, and with the bounds read
 // through the views the compiler kept the loop's pointers on the stack, a store-to-load chain
@@ -284,6 +297,21 @@ __attribute__((noinline)) void gather_row_dense(const char *plane, const char *i
       err->note(pos + w, v);
     else
       move(plane + v * es_in, orow + w * os);
+  }
+}
+
+// The same for index and output rows of consecutive elements and an element copied as it is:
+// every stride is the element's size, known here, so the loop has no multiply.
+template <class I, class T>
+__attribute__((noinline)) void gather_row_contiguous(const char *plane, const I *ir, char *orow,
+                                                     int64_t w, int64_t width, int64_t plane_size,
+                                                     int64_t pos, FirstError *err) {
+  for (; w < width; ++w) {
+    const int64_t v = static_cast<int64_t>(load_once(ir + w));
+    if (__builtin_expect(!in_plane(v, plane_size), 0))
+      err->note(pos + w, v);
+    else
+      std::memcpy(orow + w * sizeof(T), plane + v * sizeof(T), sizeof(T));
   }
 }
 
@@ -329,6 +357,14 @@ void gather_plane(const UnpoolParams &p, const Strided5 &gy, const Strided5 &idx
       (void)rd;
       (void)ratio;
 #endif
+      if constexpr (is_copy<Move>::value) {
+        using T = typename is_copy<Move>::type;
+        if (dense && is == sizeof(I) && os == sizeof(T)) {
+          gather_row_contiguous<I, T>(plane, reinterpret_cast<const I *>(ir), orow, w, run,
+                                      plane_size, pos, err);
+          continue;
+        }
+      }
       if (dense)
         gather_row_dense<I>(plane, ir, is, orow, os, w, run, plane_size, es_in, pos, move, err);
       else
@@ -360,13 +396,6 @@ FirstError backward_with(const UnpoolParams &p, const Strided5 &gy, const Stride
       &bad);
   return bad;
 }
-
-// The same-dtype element move, inlined into the gather (a function pointer would cost a call an
-// element).
-template <class T>
-struct CopyElement {
-  void operator()(const char *src, char *dst) const { std::memcpy(dst, src, sizeof(T)); }
-};
 
 }  // namespace
 
