@@ -55,6 +55,22 @@ int64_t for_planes(const UnpoolParams &p, const Strided5 &grid, void *workspace,
 // ---- the forward: zero-fill, then the scatter in input order ----
 // Rows of the input and the indices are walked with byte strides; an index addresses the output
 // plane directly where the plane is dense (the usual case), through its strides otherwise.
+// A row of the scatter from consecutive input and index elements into a dense plane: every
+// stride the element's size, known here, so the loop has no multiply (out of line, so that its
+// bounds stay in registers; docs/profiles.md, the gather's twin).
+template <class T, class I>
+__attribute__((noinline)) void scatter_row_contiguous(char *plane, const char *xr, const I *ir,
+                                                      int64_t width, int64_t plane_size,
+                                                      int64_t pos, FirstError *err) {
+  for (int64_t w = 0; w < width; ++w) {
+    const int64_t v = static_cast<int64_t>(load_once(ir + w));
+    if (__builtin_expect(!in_plane(v, plane_size), 0))
+      err->note(pos + w, v);
+    else
+      std::memcpy(plane + v * sizeof(T), xr + w * sizeof(T), sizeof(T));
+  }
+}
+
 template <class T, class I>
 void unpool_plane(const UnpoolParams &p, const Strided5 &x, const Strided5 &idx,
                   const Strided5 &out, int64_t n, int64_t c, FirstError *err) {
@@ -71,6 +87,11 @@ void unpool_plane(const UnpoolParams &p, const Strided5 &x, const Strided5 &idx,
   for (int64_t z = 0; z < x.d; ++z)
     for (int64_t y = 0; y < x.h; ++y, pos += x.w) {
       const char *xr = at(x, es, n, c, z, y, 0), *ir = at(idx, sizeof(I), n, c, z, y, 0);
+      if (dense && xs == es && is == static_cast<int64_t>(sizeof(I))) {
+        scatter_row_contiguous<T, I>(plane, xr, reinterpret_cast<const I *>(ir), x.w, plane_size,
+                                     pos, err);
+        continue;
+      }
       for (int64_t w = 0; w < x.w; ++w) {
         const int64_t v = static_cast<int64_t>(load_once(reinterpret_cast<const I *>(ir + w * is)));
         if (!in_plane(v, plane_size)) {
