@@ -327,6 +327,28 @@ template <class I, class T>
 __attribute__((noinline)) void gather_row_contiguous(const char *plane, const I *ir, char *orow,
                                                      int64_t w, int64_t width, int64_t plane_size,
                                                      int64_t pos, FirstError *err) {
+  // Four elements a step with one test of their indices (each read once into a local).
+  for (; w + 4 <= width; w += 4) {
+    const int64_t v0 = static_cast<int64_t>(load_once(ir + w)),
+                  v1 = static_cast<int64_t>(load_once(ir + w + 1)),
+                  v2 = static_cast<int64_t>(load_once(ir + w + 2)),
+                  v3 = static_cast<int64_t>(load_once(ir + w + 3));
+    if (__builtin_expect(!(in_plane(v0, plane_size) & in_plane(v1, plane_size) &
+                           in_plane(v2, plane_size) & in_plane(v3, plane_size)),
+                         0)) {
+      const int64_t v[4] = {v0, v1, v2, v3};
+      for (int j = 0; j < 4; ++j)
+        if (in_plane(v[j], plane_size))
+          std::memcpy(orow + (w + j) * sizeof(T), plane + v[j] * sizeof(T), sizeof(T));
+        else
+          err->note(pos + w + j, v[j]);
+      continue;
+    }
+    std::memcpy(orow + w * sizeof(T), plane + v0 * sizeof(T), sizeof(T));
+    std::memcpy(orow + (w + 1) * sizeof(T), plane + v1 * sizeof(T), sizeof(T));
+    std::memcpy(orow + (w + 2) * sizeof(T), plane + v2 * sizeof(T), sizeof(T));
+    std::memcpy(orow + (w + 3) * sizeof(T), plane + v3 * sizeof(T), sizeof(T));
+  }
   for (; w < width; ++w) {
     const int64_t v = static_cast<int64_t>(load_once(ir + w));
     if (__builtin_expect(!in_plane(v, plane_size), 0))
