@@ -189,7 +189,7 @@ def _ext_arg(a):
     which DLPack and NumPy cannot carry, as uint16 views, which the extension reads as BF16 (uint16
     arrays of the caller's own are refused before they get here)."""
     if not hasattr(a, "dtype"):
-        return a  # attributes: ints, lists, floats, bools
+        return a  # not an array: the binding names the parameter it was passed for
     bf16 = _name(a.dtype) == "bfloat16"
     if _is_torch(a):
         if bf16:

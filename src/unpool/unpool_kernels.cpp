@@ -53,8 +53,6 @@ int64_t for_planes(const UnpoolParams &p, const Strided5 &grid, void *workspace,
 }
 
 // ---- the forward: zero-fill, then the scatter in input order ----
-// Rows of the input and the indices are walked with byte strides; an index addresses the output
-// plane directly where the plane is dense (the usual case), through its strides otherwise.
 // A row of the scatter from consecutive input and index elements into a dense plane: every
 // stride the element's size, known here, so the loop has no multiply (out of line, so that its
 // bounds stay in registers; docs/profiles.md, the gather's twin).
@@ -71,6 +69,9 @@ __attribute__((noinline)) void scatter_row_contiguous(char *plane, const char *x
   }
 }
 
+// Rows of the input and the indices are walked with byte strides (or by the loop above where both
+// are consecutive); an index addresses the output plane directly where the plane is dense (the
+// usual case), through its strides otherwise.
 template <class T, class I>
 void unpool_plane(const UnpoolParams &p, const Strided5 &x, const Strided5 &idx,
                   const Strided5 &out, int64_t n, int64_t c, FirstError *err) {
@@ -327,6 +328,12 @@ template <class I, class T>
 __attribute__((noinline)) void gather_row_contiguous(const char *plane, const I *ir, char *orow,
                                                      int64_t w, int64_t width, int64_t plane_size,
                                                      int64_t pos, FirstError *err) {
+  const auto one = [&](int64_t k, int64_t v) {  // one element, its index checked
+    if (__builtin_expect(!in_plane(v, plane_size), 0))
+      err->note(pos + k, v);
+    else
+      std::memcpy(orow + k * sizeof(T), plane + v * sizeof(T), sizeof(T));
+  };
   // Four elements a step with one test of their indices (each read once into a local).
   for (; w + 4 <= width; w += 4) {
     const int64_t v0 = static_cast<int64_t>(load_once(ir + w)),
@@ -336,12 +343,10 @@ __attribute__((noinline)) void gather_row_contiguous(const char *plane, const I 
     if (__builtin_expect(!(in_plane(v0, plane_size) & in_plane(v1, plane_size) &
                            in_plane(v2, plane_size) & in_plane(v3, plane_size)),
                          0)) {
-      const int64_t v[4] = {v0, v1, v2, v3};
-      for (int j = 0; j < 4; ++j)
-        if (in_plane(v[j], plane_size))
-          std::memcpy(orow + (w + j) * sizeof(T), plane + v[j] * sizeof(T), sizeof(T));
-        else
-          err->note(pos + w + j, v[j]);
+      one(w, v0);
+      one(w + 1, v1);
+      one(w + 2, v2);
+      one(w + 3, v3);
       continue;
     }
     std::memcpy(orow + w * sizeof(T), plane + v0 * sizeof(T), sizeof(T));
@@ -349,13 +354,7 @@ __attribute__((noinline)) void gather_row_contiguous(const char *plane, const I 
     std::memcpy(orow + (w + 2) * sizeof(T), plane + v2 * sizeof(T), sizeof(T));
     std::memcpy(orow + (w + 3) * sizeof(T), plane + v3 * sizeof(T), sizeof(T));
   }
-  for (; w < width; ++w) {
-    const int64_t v = static_cast<int64_t>(load_once(ir + w));
-    if (__builtin_expect(!in_plane(v, plane_size), 0))
-      err->note(pos + w, v);
-    else
-      std::memcpy(orow + w * sizeof(T), plane + v * sizeof(T), sizeof(T));
-  }
+  for (; w < width; ++w) one(w, static_cast<int64_t>(load_once(ir + w)));
 }
 
 // One plane of the gather: `move` copies (or converts) one element. A depth slice whose index
