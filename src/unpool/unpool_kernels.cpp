@@ -340,9 +340,10 @@ __attribute__((noinline)) void gather_row_contiguous(const char *plane, const I 
                   v1 = static_cast<int64_t>(load_once(ir + w + 1)),
                   v2 = static_cast<int64_t>(load_once(ir + w + 2)),
                   v3 = static_cast<int64_t>(load_once(ir + w + 3));
-    if (__builtin_expect(!(in_plane(v0, plane_size) & in_plane(v1, plane_size) &
-                           in_plane(v2, plane_size) & in_plane(v3, plane_size)),
-                         0)) {
+    const unsigned inside = unsigned{in_plane(v0, plane_size)} &
+                            unsigned{in_plane(v1, plane_size)} &
+                            unsigned{in_plane(v2, plane_size)} & unsigned{in_plane(v3, plane_size)};
+    if (__builtin_expect(!inside, 0)) {
       one(w, v0);
       one(w + 1, v1);
       one(w + 2, v2);
