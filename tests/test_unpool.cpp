@@ -522,16 +522,40 @@ TEST(MaxUnpool2d, BackwardInCacheTakesThePortableRow) {
   poolgradSetCpuCapability("avx512");
 }
 
+// A gather past the caches whose unpooled volume is twice as deep as the output (a pool that
+// strode in depth: each row's indices in two depth slices) takes the portable row at every
+// capability, the scalar loop being the faster there (docs/profiles.md).
+TEST(MaxUnpool3d, BackwardStridedInDepthTakesThePortableRow) {
+  HostTensor gy({1, 1, 4, 2048, 1024}, ACL_FLOAT, ACL_FORMAT_ND),  // 32 MB
+      x({1, 1, 2, 3, 20}, ACL_FLOAT, ACL_FORMAT_ND),
+      idx({1, 1, 2, 3, 20}, ACL_INT64, ACL_FORMAT_ND);
+  for (int64_t i = 0; i < idx.numel(); ++i) idx.set_int(i, i * 4099);
+  IntArray os({4, 2048, 1024}), stride({2, 2, 2}), padding({0, 0, 0});
+  for (const char *cap : {"avx512", "avx2", "default"}) {
+    ASSERT_EQ(poolgradSetCpuCapability(cap), 0);
+    HostTensor gx({1, 1, 2, 3, 20}, ACL_FLOAT, ACL_FORMAT_ND);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    ASSERT_EQ(aclnnMaxUnpool3dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), os, stride, padding,
+                                                       gx.t(), &ws, &ex),
+              ACLNN_SUCCESS)
+        << last_msg();
+    EXPECT_STREQ(poolgradGetKernelName(ex), "gather-planes") << cap;
+    aclDestroyAclOpExecutor(ex);
+  }
+  poolgradSetCpuCapability("avx512");
+}
+
 // The backward's runs: a depth slice whose index and output rows follow each other is one run,
 // index rows with a gap after them are one run each (the AVX2 row, taken past the caches, here a
-// 32 MB gradient volume, applies to both, the element stride being 1). Both give the naive
-// gather's bits at every capability.
+// 32 MB gradient volume as deep as the output, applies to both, the element stride being 1).
+// Both give the naive gather's bits at every capability.
 TEST(MaxUnpool3d, BackwardRowsWithGapsAgreeWithContiguousRows) {
   std::mt19937 rng(11);
-  const std::vector<int64_t> big = {1, 1, 8, 1024, 1024}, small = {1, 1, 2, 3, 20};
+  const std::vector<int64_t> big = {1, 1, 2, 4096, 1024}, small = {1, 1, 2, 3, 20};
   HostTensor gy(big, ACL_FLOAT, ACL_FORMAT_ND), x(small, ACL_FLOAT, ACL_FORMAT_ND);
-  const int64_t plane = 8 * 1024 * 1024;
-  IntArray os({8, 1024, 1024}), stride({2, 2, 2}), padding({0, 0, 0});
+  const int64_t plane = 2 * 4096 * 1024;
+  IntArray os({2, 4096, 1024}), stride({1, 2, 2}), padding({0, 0, 0});
   for (aclDataType idt : {ACL_INT64}) {  // the 3-D backward's only index dtype
     HostTensor dense_idx(small, idt, ACL_FORMAT_ND),
         gap_idx = make_strided(small, {0, 1, 2, 3, 4}, 3, 2, idt, ACL_FORMAT_ND);

@@ -222,25 +222,22 @@ Convert converter(aclDataType from, aclDataType to) {
 
 #if defined(__x86_64__) || defined(__i386__)
 // Prefetching for the AVX2 gather. The indices of a max pool (the usual caller) rise through
-// each depth slice of the unpooled plane about in proportion to the output position (and in 3-D
-// read two slices at once), skipping rows, which the hardware prefetcher does not follow: each
-// gather instruction then waits for its slowest lane's miss. Touching where the gather is
-// expected to be kAhead elements on, in both slices, keeps the misses overlapped
-// (docs/profiles.md). The guess comes from the shapes alone: it reads no caller datum, and a
-// wrong one costs a useless prefetch (which cannot fault), never a wrong address. The scalar
-// loop, whose loads overlap by themselves, measured slower with it.
+// each depth slice of the unpooled plane about in proportion to the output position, skipping
+// rows, which the hardware prefetcher does not follow: each gather instruction then waits for its
+// slowest lane's miss. Touching where the gather is expected to be kAhead elements on keeps the
+// misses overlapped (docs/profiles.md). The guess comes from the shapes alone: it reads no caller
+// datum, and a wrong one costs a useless prefetch (which cannot fault), never a wrong address. The
+// scalar loop, whose loads overlap by themselves, measured slower with it.
 constexpr int64_t kAhead = 512;
 struct Ahead {
   const char *plane;
   int64_t es, last;  // element size; the plane's last position
   double at, ratio;  // the run's first output's expected position; plane elements per output
-  int64_t slice;     // a window's second depth slice is this far on (0: none)
   // Inlined always: GCC 12 finds a function whose only effect is a prefetch pure, and drops the
   // calls to it (no prefetch instruction was emitted at -O1 and above).
   __attribute__((always_inline)) void touch(int64_t k) const {
     const int64_t v = static_cast<int64_t>(at + static_cast<double>(k) * ratio) + kAhead;
     _mm_prefetch(plane + std::min(v, last) * es, _MM_HINT_T0);
-    if (slice) _mm_prefetch(plane + std::min(v + slice, last) * es, _MM_HINT_T0);
   }
 };
 
@@ -386,12 +383,9 @@ void gather_plane(const UnpoolParams &p, const Strided5 &gy, const Strided5 &idx
 #if defined(__x86_64__) || defined(__i386__)
       if (vector) {
         const Ahead ahead{
-            plane,
-            es_in,
-            plane_size - 1,
+            plane, es_in, plane_size - 1,
             static_cast<double>(z * rd * slice_size) + static_cast<double>(y * out.w) * ratio,
-            ratio,
-            rd > 1 ? slice_size : 0};
+            ratio};
         w = gather_row_avx2<I>(plane, reinterpret_cast<const I *>(ir), orow, run, plane_size, pos,
                                err, ahead);
       }
@@ -485,12 +479,16 @@ bool unpool_gather_vector(const UnpoolParams &p, const Strided5 &grad_out, const
   // Past the caches only: there the gather instructions and their prefetch keep the misses
   // overlapped (segnet-batch 2.08 -> 1.5 ms at 1 thread); a call whose gradient, indices and
   // output stay in cache from one call to the next is faster as the scalar loop (segnet-decoder
-  // 0.157 -> 0.131 ms, overlap-3x3 0.33 -> 0.28 ms; docs/profiles.md).
+  // 0.157 -> 0.131 ms, overlap-3x3 0.33 -> 0.28 ms). And only where the unpooled volume is less
+  // than twice as deep as the output (a pool that did not stride in depth): indices into two
+  // depth slices a row made the gathers wait on two streams of misses, and the scalar loop, whose
+  // loads overlap by themselves, was faster (video-unpool3d 1.0x -> 1.3x torch; docs/profiles.md).
   const int64_t planes = out.n * out.c, outputs = out.d * out.h * out.w;
   const int64_t bytes = planes * (grad_out.d * grad_out.h * grad_out.w * dtype_size(p.dtype) +
                                   outputs * (dtype_size(p.index_dtype) + dtype_size(p.out_dtype)));
+  const bool one_slice = grad_out.d < 2 * std::max<int64_t>(1, out.d);
   return p.dtype == p.out_dtype && dtype_size(p.dtype) == 4 && plane_dense(grad_out) &&
-         idx.sw == 1 && out.sw == 1 && bytes >= kPrefetchMinBytes;
+         idx.sw == 1 && out.sw == 1 && one_slice && bytes >= kPrefetchMinBytes;
 }
 
 bool unpool_can_cast(aclDataType from, aclDataType to) {
