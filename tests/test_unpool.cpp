@@ -439,12 +439,11 @@ TEST(MaxUnpool3d, ValidationRules) {
 
 namespace {
 
-// The backward's AVX2 row (float32 / int32, dense rows, a gather past the caches on one thread: a
-// gradient plane of 2900 x 2900, 33.6 MB in float32): its name, the same bits as the portable row,
-// and an index outside the plane in the middle of a vector group named from the register's copy
-// while the group's other lanes are gathered. A float16 gradient (16.8 MB) takes the portable row.
+// The backward's AVX2 row (float32 / int32, dense rows, a gather past the caches: a gradient
+// plane of 2900 x 2900, 33.6 MB in float32): its name, the same bits as the portable row, and an
+// index outside the plane in the middle of a vector group named from the register's copy while
+// the group's other lanes are gathered. A float16 gradient (16.8 MB) takes the portable row.
 TEST(MaxUnpool2d, BackwardVectorRowAgreesAndNamesBadLanes) {
-  poolgradSetThreadNumThreads(1);
   std::mt19937 rng(9);
   const int64_t H = 2900, W = 2900, plane = H * W;
   for (aclDataType dt : {ACL_FLOAT, ACL_INT32, ACL_FLOAT16}) {
@@ -500,39 +499,6 @@ TEST(MaxUnpool2d, BackwardVectorRowAgreesAndNamesBadLanes) {
       poolgradSetCpuCapability("avx512");
     }
   }
-  poolgradSetThreadNumThreads(0);
-}
-
-// The same gather past the caches on two threads takes the portable row at every capability
-// (the scalar loop is the faster there; docs/profiles.md).
-TEST(MaxUnpool2d, BackwardOnTwoThreadsTakesThePortableRow) {
-  const int64_t H = 2900, W = 2900;
-  HostTensor gy({1, 1, H, W}, ACL_FLOAT), x({1, 1, 3, 20}, ACL_FLOAT),
-      idx({1, 1, 3, 20}, ACL_INT32);
-  for (int64_t i = 0; i < idx.numel(); ++i) idx.set_int(i, i * 4099);
-  for (int threads : {1, 2}) {
-    poolgradSetThreadNumThreads(threads);
-    for (const char *cap : {"avx512", "avx2", "default"}) {
-      ASSERT_EQ(poolgradSetCpuCapability(cap), 0);
-      HostTensor gx({1, 1, 3, 20}, ACL_FLOAT);
-      uint64_t ws = 0;
-      aclOpExecutor *ex = nullptr;
-      ASSERT_EQ(aclnnMaxUnpool2dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), IntArray({H, W}),
-                                                         gx.t(), &ws, &ex),
-                ACLNN_SUCCESS)
-          << last_msg();
-      const bool vector = threads == 1 && std::string(cap) != "default";
-#if defined(__x86_64__) || defined(__i386__)
-      EXPECT_STREQ(poolgradGetKernelName(ex), vector ? "gather-planes/avx2" : "gather-planes")
-          << cap << " threads=" << threads;
-#else
-      EXPECT_STREQ(poolgradGetKernelName(ex), "gather-planes") << cap;
-#endif
-      aclDestroyAclOpExecutor(ex);
-    }
-  }
-  poolgradSetCpuCapability("avx512");
-  poolgradSetThreadNumThreads(0);
 }
 
 // A gather whose gradient, indices and output stay in cache takes the portable row at every
@@ -585,7 +551,6 @@ TEST(MaxUnpool3d, BackwardStridedInDepthTakesThePortableRow) {
 // 32 MB gradient volume as deep as the output, applies to both, the element stride being 1).
 // Both give the naive gather's bits at every capability.
 TEST(MaxUnpool3d, BackwardRowsWithGapsAgreeWithContiguousRows) {
-  poolgradSetThreadNumThreads(1);  // (the AVX2 row is a one-thread row)
   std::mt19937 rng(11);
   const std::vector<int64_t> big = {1, 1, 2, 4096, 1024}, small = {1, 1, 2, 3, 20};
   HostTensor gy(big, ACL_FLOAT, ACL_FORMAT_ND), x(small, ACL_FLOAT, ACL_FORMAT_ND);
@@ -629,7 +594,6 @@ TEST(MaxUnpool3d, BackwardRowsWithGapsAgreeWithContiguousRows) {
       }
     poolgradSetCpuCapability("avx512");
   }
-  poolgradSetThreadNumThreads(0);
 }
 
 }  // namespace

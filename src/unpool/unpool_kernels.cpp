@@ -482,15 +482,13 @@ bool unpool_gather_vector(const UnpoolParams &p, const Strided5 &grad_out, const
   // 0.157 -> 0.131 ms, overlap-3x3 0.33 -> 0.28 ms). And only where the unpooled volume is less
   // than twice as deep as the output (a pool that did not stride in depth): indices into two
   // depth slices a row made the gathers wait on two streams of misses, and the scalar loop, whose
-  // loads overlap by themselves, was faster (video-unpool3d 1.0x -> 1.3x torch). And on one
-  // thread only: on two, the scalar loop was the faster on segnet-batch too (medians 0.95-1.23
-  // against 1.33-1.63 ms in five series; docs/profiles.md).
+  // loads overlap by themselves, was faster (video-unpool3d 1.0x -> 1.3x torch; docs/profiles.md).
   const int64_t planes = out.n * out.c, outputs = out.d * out.h * out.w;
   const int64_t bytes = planes * (grad_out.d * grad_out.h * grad_out.w * dtype_size(p.dtype) +
                                   outputs * (dtype_size(p.index_dtype) + dtype_size(p.out_dtype)));
   const bool one_slice = grad_out.d < 2 * std::max<int64_t>(1, out.d);
   return p.dtype == p.out_dtype && dtype_size(p.dtype) == 4 && plane_dense(grad_out) &&
-         idx.sw == 1 && out.sw == 1 && one_slice && p.threads == 1 && bytes >= kPrefetchMinBytes;
+         idx.sw == 1 && out.sw == 1 && one_slice && bytes >= kPrefetchMinBytes;
 }
 
 bool unpool_can_cast(aclDataType from, aclDataType to) {
