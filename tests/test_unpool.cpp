@@ -501,25 +501,31 @@ TEST(MaxUnpool2d, BackwardVectorRowAgreesAndNamesBadLanes) {
   }
 }
 
+// Phase 1 of a backward call, `prepare(out, &ws, &ex)`, at every capability: the portable row.
+template <class Prepare>
+void expect_portable_row(const std::vector<int64_t> &out_shape, const Prepare &prepare) {
+  for (const char *cap : {"avx512", "avx2", "default"}) {
+    ASSERT_EQ(poolgradSetCpuCapability(cap), 0);
+    HostTensor gx(out_shape, ACL_FLOAT, ACL_FORMAT_ND);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = nullptr;
+    ASSERT_EQ(prepare(gx, &ws, &ex), ACLNN_SUCCESS) << last_msg();
+    EXPECT_STREQ(poolgradGetKernelName(ex), "gather-planes") << cap;
+    aclDestroyAclOpExecutor(ex);
+  }
+  poolgradSetCpuCapability("avx512");
+}
+
 // A gather whose gradient, indices and output stay in cache takes the portable row at every
 // capability (the scalar loop is faster there than AVX2's gather instructions).
 TEST(MaxUnpool2d, BackwardInCacheTakesThePortableRow) {
   HostTensor gy({2, 3, 6, 20}, ACL_FLOAT), x({2, 3, 3, 20}, ACL_FLOAT),
       idx({2, 3, 3, 20}, ACL_INT32);
   for (int64_t i = 0; i < idx.numel(); ++i) idx.set_int(i, (i * 7) % 120);
-  for (const char *cap : {"avx512", "avx2", "default"}) {
-    ASSERT_EQ(poolgradSetCpuCapability(cap), 0);
-    HostTensor gx({2, 3, 3, 20}, ACL_FLOAT);
-    uint64_t ws = 0;
-    aclOpExecutor *ex = nullptr;
-    ASSERT_EQ(aclnnMaxUnpool2dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), IntArray({6, 20}),
-                                                       gx.t(), &ws, &ex),
-              ACLNN_SUCCESS)
-        << last_msg();
-    EXPECT_STREQ(poolgradGetKernelName(ex), "gather-planes") << cap;
-    aclDestroyAclOpExecutor(ex);
-  }
-  poolgradSetCpuCapability("avx512");
+  expect_portable_row({2, 3, 3, 20}, [&](HostTensor &gx, uint64_t *ws, aclOpExecutor **ex) {
+    return aclnnMaxUnpool2dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), IntArray({6, 20}),
+                                                    gx.t(), ws, ex);
+  });
 }
 
 // A gather past the caches whose unpooled volume is twice as deep as the output (a pool that
@@ -531,19 +537,10 @@ TEST(MaxUnpool3d, BackwardStridedInDepthTakesThePortableRow) {
       idx({1, 1, 2, 3, 20}, ACL_INT64, ACL_FORMAT_ND);
   for (int64_t i = 0; i < idx.numel(); ++i) idx.set_int(i, i * 4099);
   IntArray os({4, 2048, 1024}), stride({2, 2, 2}), padding({0, 0, 0});
-  for (const char *cap : {"avx512", "avx2", "default"}) {
-    ASSERT_EQ(poolgradSetCpuCapability(cap), 0);
-    HostTensor gx({1, 1, 2, 3, 20}, ACL_FLOAT, ACL_FORMAT_ND);
-    uint64_t ws = 0;
-    aclOpExecutor *ex = nullptr;
-    ASSERT_EQ(aclnnMaxUnpool3dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), os, stride, padding,
-                                                       gx.t(), &ws, &ex),
-              ACLNN_SUCCESS)
-        << last_msg();
-    EXPECT_STREQ(poolgradGetKernelName(ex), "gather-planes") << cap;
-    aclDestroyAclOpExecutor(ex);
-  }
-  poolgradSetCpuCapability("avx512");
+  expect_portable_row({1, 1, 2, 3, 20}, [&](HostTensor &gx, uint64_t *ws, aclOpExecutor **ex) {
+    return aclnnMaxUnpool3dBackwardGetWorkspaceSize(gy.t(), x.t(), idx.t(), os, stride, padding,
+                                                    gx.t(), ws, ex);
+  });
 }
 
 // The backward's runs: a depth slice whose index and output rows follow each other is one run,
