@@ -460,6 +460,21 @@ def run_layers(threads, reps, results):
                             kernel="poolgrad.torch", poolgrad_ms=ms, peer_ms=peer_ms, max_abs_diff=diff))
 
 
+def host_cpu():
+    """The CPU as /proc/cpuinfo names it, for a report whose rows may come from several runs (a
+    VM's CPU model can change between them): model name, family and model, widest x86 vectors."""
+    try:
+        info = dict(line.split(":", 1) for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()[:40]
+                    if ":" in line)
+        info = {k.strip(): v.strip() for k, v in info.items()}
+        vec = "AVX-512" if "avx512f" in info.get("flags", "").split() else \
+            "AVX2, no AVX-512" if "avx2" in info.get("flags", "").split() else ""
+        return ", ".join(x for x in (info.get("model name", platform.processor()),
+                                     f"family {info.get('cpu family', '?')} model {info.get('model', '?')}", vec) if x)
+    except OSError:
+        return platform.processor() or platform.machine()
+
+
 def l3_bytes():
     try:
         v = os.sysconf("SC_LEVEL3_CACHE_SIZE")
@@ -470,7 +485,7 @@ def l3_bytes():
     return 32 << 20
 
 
-def render(results, bws, probes, out_md, out_png):
+def render(results, bws, probes, out_md, out_png, updates=()):
     lines = ["# Performance", "",
              "poolgrad against its peers (PyTorch for max pooling, torchvision for RoI pooling), "
              "measured in one process on the same tensors and thread counts by `bench/compare.py` "
@@ -489,6 +504,12 @@ def render(results, bws, probes, out_md, out_png):
                  "256 MB; their range in brackets): " + ", ".join(
                      f"{t} thread(s) {bw:.1f} GB/s ({min(probes.get(t, [bw])):.1f}-{max(probes.get(t, [bw])):.1f}, "
                      f"{len(probes.get(t, [bw]))} probes)" for t, bw in sorted(bws.items())))
+    for u in updates:
+        lines.append("")
+        lines.append(f"Rows measured again on {u['date']} (`--update`, host {u.get('cpu', 'not recorded')}): "
+                     f"{', '.join(u['ids'])}; their roof is "
+                     "against that run's copy bandwidth, " + ", ".join(
+                         f"{t} thread(s) {bw:.1f} GB/s" for t, bw in sorted(u["bandwidth_gbs"].items())) + ".")
     lines.append("")
     for op in ("maxpool_backward", "maxpool_forward", "adaptive_backward", "adaptive_forward",
                "maxpool3d_backward", "maxpool3d_forward", "adaptive3d_backward", "adaptive3d_forward",
@@ -690,19 +711,28 @@ def main():
     passes = [one_pass() for _ in range(max(1, args.passes))]
     results, probes = merge(passes)
     bws = {t: statistics.median(ps) for t, ps in probes.items()}
+    # Each row's roof is against the copy bandwidth of the run that measured it (this one).
+    results = [derive(dict(r, copy_gbs=bws[r["threads"]]), bws[r["threads"]]) for r in results]
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    kept = []  # --update: the existing report's other rows, with the figures it has
+    updates = []
     if args.update and (out / "performance.json").exists():
+        # --update: the existing report's other rows keep the figures (and roofs) their run gave;
+        # the header keeps that run's bandwidths and lists this run's beside them (render).
         old = json.loads((out / "performance.json").read_text())
         now = {row_key(r) for r in results}
-        kept = [r for r in old["results"] if row_key(r) not in now]
-        bws = {**bws, **{int(t): b for t, b in old["bandwidth_gbs"].items()}}
-        probes = {int(t): p for t, p in old.get("bandwidth_probes_gbs", {}).items()}
-    results = kept + [derive(r, bws[r["threads"]]) for r in results]
+        base = {int(t): b for t, b in old["bandwidth_gbs"].items()}
+        kept = [dict(r, copy_gbs=r.get("copy_gbs", base[r["threads"]])) for r in old["results"]
+                if row_key(r) not in now]
+        ids = sorted({r["id"] for r in results})
+        updates = [dict(u, ids=[i for i in u["ids"] if i not in ids]) for u in old.get("updates", [])]
+        updates = [u for u in updates if u["ids"]] + [dict(date=time.strftime("%Y-%m-%d"), ids=ids,
+                                                           cpu=host_cpu(), bandwidth_gbs=bws)]
+        bws, probes = base, {int(t): p for t, p in old.get("bandwidth_probes_gbs", {}).items()}
+        results = kept + results
     (out / "performance.json").write_text(json.dumps(dict(bandwidth_gbs=bws, bandwidth_probes_gbs=probes,
-                                                          results=results), indent=1))
-    render(results, bws, probes, out / "performance.md", out / "performance.png")
+                                                          updates=updates, results=results), indent=1))
+    render(results, bws, probes, out / "performance.md", out / "performance.png", updates)
     print("wrote", out / "performance.md", out / "performance.png", out / "performance.json")
 
 
