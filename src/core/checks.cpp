@@ -64,6 +64,16 @@ aclnnStatus check_element_bound(const char *api, std::initializer_list<Named> al
   return ACLNN_SUCCESS;
 }
 
+aclnnStatus check_arguments(const char *api, const uint64_t *workspace_size,
+                            aclOpExecutor **executor, std::initializer_list<Arg> args) {
+  aclnnStatus st = check_out_pointers(api, workspace_size, executor);
+  for (const Arg &x : args)
+    if (!st && !x.p) st = check_not_null(api, {{x.name, nullptr}});
+  for (const Arg &x : args)
+    if (!st && x.t) st = check_element_bound(api, {{x.name, x.t}});
+  return st;
+}
+
 aclnnStatus check_storage(const char *api, std::initializer_list<Io> all) {
   for (const Io &x : all) {
     const View &v = x.t->view;

@@ -48,6 +48,19 @@ struct Io {
 // element bound above. Every operator checks it right after the null checks, before any
 // arithmetic on dims.
 aclnnStatus check_element_bound(const char *api, std::initializer_list<Named> all);
+// One argument of an API, as steps 1-2 see it: a tensor (whose element bound is checked too) or
+// any other pointer argument (an aclIntArray). The tensor form wins for aclTensor pointers.
+struct Arg {
+  const char *name;
+  const void *p;
+  const aclTensor *t = nullptr;
+  Arg(const char *n, const aclTensor *x) : name(n), p(x), t(x) {}
+  Arg(const char *n, const void *x) : name(n), p(x) {}
+};
+// Steps 1-2 as most operators run them, in CANN's order: check_out_pointers, check_not_null over
+// the arguments in the header's order, then check_element_bound over its tensors in that order.
+aclnnStatus check_arguments(const char *api, const uint64_t *workspace_size,
+                            aclOpExecutor **executor, std::initializer_list<Arg> args);
 // The storage rules every operator applies, after its own cascade, to the tensors whose data it
 // reads or writes (161002 each): the first element aligned to the element size; no output
 // sharing a storage byte with any other tensor of the call (an output that overlaps itself is

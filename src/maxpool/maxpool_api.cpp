@@ -29,28 +29,16 @@ aclnnStatus aclnnMaxPool2dWithIndicesGetWorkspaceSize(
     aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor) {
   const char *api = kFwd;
   aclnnStatus st;
-  // 1-2: null pointers.
-  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
-  if ((st = check_not_null(api, {{"self", self},
-                                 {"kernelSize", kernelSize},
-                                 {"stride", stride},
-                                 {"padding", padding},
-                                 {"dilation", dilation},
-                                 {"out", out},
-                                 {"indices", indices}})))
-    return st;
-  if ((st = check_element_bound(api, {{"self", self}, {"out", out}, {"indices", indices}})))
-    return st;
+  // 1-2: null pointers, the element bound.
+  st = check_window_forward_arguments(api, self, kernelSize, stride, padding, dilation, out,
+                                      indices, workspaceSize, executor);
+  if (st) return st;
   // 3: dtypes.
   const MaxPoolRules &rules = maxpool_rules(false);
   const aclDataType dt = self->view.dtype;
-  if (!takes_pool_dtype(dt))
-    return fail(ACLNN_ERR_PARAM_INVALID,
-                "%s: self dtype must be FLOAT, FLOAT16 or BF16, but got %s", api, dtype_name(dt));
+  if ((st = check_pool_dtype(api, "self", self))) return st;
   if ((st = check_profile_dtypes(api, "self", dt, rules))) return st;
-  if (out->view.dtype != dt)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: out dtype must equal self dtype %s, but got %s", api,
-                dtype_name(dt), dtype_name(out->view.dtype));
+  if ((st = check_dtype_as_self(api, "out", out, self))) return st;
   if (indices->view.dtype != ACL_INT32 && indices->view.dtype != ACL_INT64)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT32 or INT64, but got %s",
                 api, dtype_name(indices->view.dtype));
@@ -92,42 +80,28 @@ aclnnStatus aclnnMaxPool2dWithIndicesBackwardGetWorkspaceSize(
     aclOpExecutor **executor) {
   const char *api = kBwd;
   aclnnStatus st;
-  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
-  if ((st = check_not_null(api, {{"gradOutput", gradOutput},
-                                 {"self", self},
-                                 {"indices", indices},
-                                 {"kernelSize", kernelSize},
-                                 {"stride", stride},
-                                 {"padding", padding},
-                                 {"dilation", dilation},
-                                 {"gradInput", gradInput}})))
-    return st;
-  st = check_element_bound(
-      api,
-      {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}});
+  // 1-2: null pointers, the element bound.
+  st = check_window_backward_arguments(api, gradOutput, self, indices, kernelSize, stride, padding,
+                                       dilation, gradInput, workspaceSize, executor);
   if (st) return st;
+  // 3: dtypes.
   const MaxPoolRules &rules = maxpool_rules(true);
   const aclDataType dt = self->view.dtype;
-  if (!takes_pool_dtype(dt))
-    return fail(ACLNN_ERR_PARAM_INVALID,
-                "%s: self dtype must be FLOAT, FLOAT16 or BF16, but got %s", api, dtype_name(dt));
+  if ((st = check_pool_dtype(api, "self", self))) return st;
   if ((st = check_profile_dtypes(api, "self", dt, rules))) return st;
-  if (gradOutput->view.dtype != dt)
-    return fail(ACLNN_ERR_PARAM_INVALID,
-                "%s: gradOutput dtype must equal self dtype %s, but got %s", api, dtype_name(dt),
-                dtype_name(gradOutput->view.dtype));
-  if (gradInput->view.dtype != dt)
-    return fail(ACLNN_ERR_PARAM_INVALID, "%s: gradInput dtype must equal self dtype %s, but got %s",
-                api, dtype_name(dt), dtype_name(gradInput->view.dtype));
+  if ((st = check_dtype_as_self(api, "gradOutput", gradOutput, self))) return st;
+  if ((st = check_dtype_as_self(api, "gradInput", gradInput, self))) return st;
   if (indices->view.dtype != ACL_INT32 && indices->view.dtype != ACL_INT64)
     return fail(ACLNN_ERR_PARAM_INVALID, "%s: indices dtype must be INT32 or INT64, but got %s",
                 api, dtype_name(indices->view.dtype));
   if ((st = check_profile_index(api, indices->view.dtype, rules))) return st;
+  // 4: formats and ranks.
   st = check_formats(
       api, {{"self", self}, {"gradOutput", gradOutput}, {"gradInput", gradInput}},
       {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}});
   if (st) return st;
   if ((st = check_profile_format(api, self->view.format, rules))) return st;
+  // 5: shapes and attributes.
   Geometry g;
   if ((st = geometry(api, self, kernelSize, stride, padding, dilation, ceilMode, &g))) return st;
   if ((st = check_profile_dilation(api, g.a, rules))) return st;

@@ -31,6 +31,40 @@ aclnnStatus check_dtype_as_self(const char *api, const char *name, const aclTens
   return check_same_dtype(api, name, t, "self", self);
 }
 
+aclnnStatus check_window_forward_arguments(const char *api, const aclTensor *self,
+                                           const aclIntArray *kernel, const aclIntArray *stride,
+                                           const aclIntArray *padding, const aclIntArray *dilation,
+                                           const aclTensor *out, const aclTensor *indices,
+                                           const uint64_t *workspace_size,
+                                           aclOpExecutor **executor) {
+  return check_arguments(api, workspace_size, executor,
+                         {{"self", self},
+                          {"kernelSize", kernel},
+                          {"stride", stride},
+                          {"padding", padding},
+                          {"dilation", dilation},
+                          {"out", out},
+                          {"indices", indices}});
+}
+
+aclnnStatus check_window_backward_arguments(const char *api, const aclTensor *grad_output,
+                                            const aclTensor *self, const aclTensor *indices,
+                                            const aclIntArray *kernel, const aclIntArray *stride,
+                                            const aclIntArray *padding, const aclIntArray *dilation,
+                                            const aclTensor *grad_input,
+                                            const uint64_t *workspace_size,
+                                            aclOpExecutor **executor) {
+  return check_arguments(api, workspace_size, executor,
+                         {{"gradOutput", grad_output},
+                          {"self", self},
+                          {"indices", indices},
+                          {"kernelSize", kernel},
+                          {"stride", stride},
+                          {"padding", padding},
+                          {"dilation", dilation},
+                          {"gradInput", grad_input}});
+}
+
 aclnnStatus check_public_formats(const char *api, std::initializer_list<Named> all) {
   for (const Named &x : all)
     if (is_private_format(x.t->view.format))

@@ -24,6 +24,24 @@ aclnnStatus check_same_dtype(const char *api, const char *name, const aclTensor 
 aclnnStatus check_dtype_as_self(const char *api, const char *name, const aclTensor *t,
                                 const aclTensor *self);
 
+// Steps 1-2 (core/checks.h: check_arguments) of the window max-pool APIs, 2-D and 3-D, whose
+// headers share one parameter list each way: the forward's (self, kernelSize, stride, padding,
+// dilation, ceilMode, out, indices) and the backward's (gradOutput, self, indices, kernelSize,
+// stride, padding, dilation, ceilMode, gradInput).
+aclnnStatus check_window_forward_arguments(const char *api, const aclTensor *self,
+                                           const aclIntArray *kernel, const aclIntArray *stride,
+                                           const aclIntArray *padding, const aclIntArray *dilation,
+                                           const aclTensor *out, const aclTensor *indices,
+                                           const uint64_t *workspace_size,
+                                           aclOpExecutor **executor);
+aclnnStatus check_window_backward_arguments(const char *api, const aclTensor *grad_output,
+                                            const aclTensor *self, const aclTensor *indices,
+                                            const aclIntArray *kernel, const aclIntArray *stride,
+                                            const aclIntArray *padding, const aclIntArray *dilation,
+                                            const aclTensor *grad_input,
+                                            const uint64_t *workspace_size,
+                                            aclOpExecutor **executor);
+
 // 161002 for a tensor of a private format (NC1HWC0 and the like).
 aclnnStatus check_public_formats(const char *api, std::initializer_list<Named> all);
 // Public formats only; `same_format` must share the first one's format; ranks 3 or 4.

@@ -162,11 +162,10 @@ aclnnStatus aclnnRoiAlignV2GetWorkspaceSize(const aclTensor *self, const aclTens
                                             aclOpExecutor **executor) {
   const char *api = kFwd;
   aclnnStatus st;
-  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
   // 1. Null tensors (161001), then the element bound.
-  const Named all[] = {{"self", self}, {"boxes", boxes}, {"out", out}};
-  if ((st = check_not_null(api, all))) return st;
-  if ((st = check_element_bound(api, {all[0], all[1], all[2]}))) return st;
+  st = check_arguments(api, workspaceSize, executor,
+                       {{"self", self}, {"boxes", boxes}, {"out", out}});
+  if (st) return st;
   // 2. Dtypes: self FLOAT or FLOAT16, boxes and out as self.
   if ((st = check_dtype_in(api, "self", self, true))) return st;
   if ((st = check_same_dtype(api, "boxes", boxes, "self", self))) return st;
@@ -217,15 +216,12 @@ aclnnStatus aclnnRoiAlignV2BackwardGetWorkspaceSize(
     bool aligned, aclTensor *gradInput, uint64_t *workspaceSize, aclOpExecutor **executor) {
   const char *api = kBwd;
   aclnnStatus st;
-  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
   // 1. Null arguments (161001), then the element bound.
-  if ((st = check_not_null(api, {{"gradOutput", gradOutput},
-                                 {"boxes", boxes},
-                                 {"inputShape", inputShape},
-                                 {"gradInput", gradInput}})))
-    return st;
-  st = check_element_bound(
-      api, {{"gradOutput", gradOutput}, {"boxes", boxes}, {"gradInput", gradInput}});
+  st = check_arguments(api, workspaceSize, executor,
+                       {{"gradOutput", gradOutput},
+                        {"boxes", boxes},
+                        {"inputShape", inputShape},
+                        {"gradInput", gradInput}});
   if (st) return st;
   // 2. Dtypes: FLOAT for all three.
   if ((st = check_dtype_in(api, "gradOutput", gradOutput, false)) ||
@@ -304,12 +300,11 @@ aclnnStatus aclnnRoiAlignGetWorkspaceSize(const aclTensor *self, const aclTensor
                                           uint64_t *workspaceSize, aclOpExecutor **executor) {
   const char *api = kOnnx;
   aclnnStatus st;
-  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
   // 1. Null tensors (161001; a null mode is step 5's), then the element bound.
-  const Named all[] = {
-      {"self", self}, {"rois", rois}, {"batchIndices", batchIndices}, {"out", out}};
-  if ((st = check_not_null(api, all))) return st;
-  if ((st = check_element_bound(api, {all[0], all[1], all[2], all[3]}))) return st;
+  st = check_arguments(
+      api, workspaceSize, executor,
+      {{"self", self}, {"rois", rois}, {"batchIndices", batchIndices}, {"out", out}});
+  if (st) return st;
   // 2. Dtypes: self FLOAT or FLOAT16, batchIndices INT32, rois and out as self.
   if ((st = check_dtype_in(api, "self", self, true))) return st;
   if (batchIndices->view.dtype != ACL_INT32)

@@ -168,21 +168,20 @@ aclnnStatus unpool_forward_call(const char *api, int spatial, const aclTensor *s
                                 aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor) {
   const char *out_name = spatial == 3 ? "outRef" : "out";
   aclnnStatus st;
-  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
-  // 1. Null arguments (161001).
+  // 1. Null arguments (161001), then the element bound.
   if (spatial == 3)
-    st = check_not_null(api, {{"self", self},
-                              {"indices", indices},
-                              {"outputSize", outputSize},
-                              {"stride", stride},
-                              {"padding", padding},
-                              {out_name, out}});
+    st = check_arguments(api, workspaceSize, executor,
+                         {{"self", self},
+                          {"indices", indices},
+                          {"outputSize", outputSize},
+                          {"stride", stride},
+                          {"padding", padding},
+                          {out_name, out}});
   else
-    st = check_not_null(
-        api, {{"self", self}, {"indices", indices}, {"outputSize", outputSize}, {out_name, out}});
+    st = check_arguments(
+        api, workspaceSize, executor,
+        {{"self", self}, {"indices", indices}, {"outputSize", outputSize}, {out_name, out}});
   if (st) return st;
-  if ((st = check_element_bound(api, {{"self", self}, {"indices", indices}, {out_name, out}})))
-    return st;
   // 2. (3-D) outRef contiguous.
   if (spatial == 3 && (st = check_contiguous(api, out_name, out))) return st;
   // 3. Dtypes: self in the list, out as self, indices INT32 or INT64.
@@ -227,25 +226,23 @@ aclnnStatus unpool_backward_call(const char *api, int spatial, const aclTensor *
                                  const aclIntArray *padding, aclTensor *out,
                                  uint64_t *workspaceSize, aclOpExecutor **executor) {
   aclnnStatus st;
-  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
-  // 1. Null arguments (161001).
+  // 1. Null arguments (161001), then the element bound.
   if (spatial == 3)
-    st = check_not_null(api, {{"gradOutput", gradOutput},
-                              {"self", self},
-                              {"indices", indices},
-                              {"outputSize", outputSize},
-                              {"stride", stride},
-                              {"padding", padding},
-                              {"out", out}});
+    st = check_arguments(api, workspaceSize, executor,
+                         {{"gradOutput", gradOutput},
+                          {"self", self},
+                          {"indices", indices},
+                          {"outputSize", outputSize},
+                          {"stride", stride},
+                          {"padding", padding},
+                          {"out", out}});
   else
-    st = check_not_null(api, {{"gradOutput", gradOutput},
-                              {"self", self},
-                              {"indices", indices},
-                              {"outputSize", outputSize},
-                              {"out", out}});
-  if (st) return st;
-  st = check_element_bound(
-      api, {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"out", out}});
+    st = check_arguments(api, workspaceSize, executor,
+                         {{"gradOutput", gradOutput},
+                          {"self", self},
+                          {"indices", indices},
+                          {"outputSize", outputSize},
+                          {"out", out}});
   if (st) return st;
   if (spatial == 3) {
     // 2. out contiguous; 3. dtypes: the list, self and out as gradOutput, indices INT64.

@@ -50,14 +50,12 @@ aclnnStatus aclnnAdaptiveMaxPool2dGetWorkspaceSize(const aclTensor *self,
                                                    aclOpExecutor **executor) {
   const char *api = kFwd;
   aclnnStatus st;
-  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
-  if ((st = check_not_null(api, {{"self", self},
-                                 {"outputSize", outputSize},
-                                 {"outputOut", outputOut},
-                                 {"indicesOut", indicesOut}})))
-    return st;
-  st = check_element_bound(api,
-                           {{"self", self}, {"outputOut", outputOut}, {"indicesOut", indicesOut}});
+  // Step 1: null pointers, the element bound.
+  st = check_arguments(api, workspaceSize, executor,
+                       {{"self", self},
+                        {"outputSize", outputSize},
+                        {"outputOut", outputOut},
+                        {"indicesOut", indicesOut}});
   if (st) return st;
   // Step 2, dtypes: DOUBLE too (CANN's dtype lists and doc, every product; D4).
   if (!is_pool_dtype(self->view.dtype) && self->view.dtype != ACL_DOUBLE)
@@ -114,14 +112,9 @@ aclnnStatus aclnnAdaptiveMaxPool2dBackwardGetWorkspaceSize(
     aclTensor *gradInput, uint64_t *workspaceSize, aclOpExecutor **executor) {
   const char *api = kBwd;
   aclnnStatus st;
-  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
-  if ((st = check_not_null(api, {{"gradOutput", gradOutput},
-                                 {"self", self},
-                                 {"indices", indices},
-                                 {"gradInput", gradInput}})))
-    return st;
-  st = check_element_bound(
-      api,
+  // Step 1: null pointers, the element bound.
+  st = check_arguments(
+      api, workspaceSize, executor,
       {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}});
   if (st) return st;
   for (const Named &t :

@@ -57,24 +57,20 @@ aclnnStatus aclnnMaxPool3dWithArgmaxGetWorkspaceSize(
     aclTensor *indices, uint64_t *workspaceSize, aclOpExecutor **executor) {
   const char *api = kFwd;
   aclnnStatus st;
-  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
-  if ((st = check_not_null(api, {{"self", self},
-                                 {"kernelSize", kernelSize},
-                                 {"stride", stride},
-                                 {"padding", padding},
-                                 {"dilation", dilation},
-                                 {"out", out},
-                                 {"indices", indices}})))
-    return st;
-  if ((st = check_element_bound(api, {{"self", self}, {"out", out}, {"indices", indices}})))
-    return st;
+  // 1-2: null pointers, the element bound.
+  st = check_window_forward_arguments(api, self, kernelSize, stride, padding, dilation, out,
+                                      indices, workspaceSize, executor);
+  if (st) return st;
+  // 3: dtypes.
   if ((st = check_pool_dtype(api, "self", self))) return st;
   if ((st = check_volume_index_dtype(api, "indices", indices))) return st;
   if ((st = check_dtype_as_self(api, "out", out, self))) return st;
+  // 4: formats and ranks.
   if ((st = check_3d_formats(api, {{"self", self}, {"out", out}, {"indices", indices}},
                              {{"self", self}, {"out", out}, {"indices", indices}})))
     return st;
   if ((st = check_volume_ranks(api, {{"self", self}}))) return st;
+  // 5: shapes and attributes.
   VolumeGeometry g;
   if ((st = windows(api, self, kernelSize, stride, padding, dilation, ceilMode, indices, &g)))
     return st;
@@ -102,24 +98,16 @@ aclnnStatus aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
     aclOpExecutor **executor) {
   const char *api = kBwd;
   aclnnStatus st;
-  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
-  if ((st = check_not_null(api, {{"gradOutput", gradOutput},
-                                 {"self", self},
-                                 {"indices", indices},
-                                 {"kernelSize", kernelSize},
-                                 {"stride", stride},
-                                 {"padding", padding},
-                                 {"dilation", dilation},
-                                 {"gradInput", gradInput}})))
-    return st;
-  st = check_element_bound(
-      api,
-      {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}});
+  // 1-2: null pointers, the element bound.
+  st = check_window_backward_arguments(api, gradOutput, self, indices, kernelSize, stride, padding,
+                                       dilation, gradInput, workspaceSize, executor);
   if (st) return st;
+  // 3: dtypes.
   if ((st = check_pool_dtype(api, "self", self))) return st;
   if ((st = check_volume_index_dtype(api, "indices", indices))) return st;
   if ((st = check_dtype_as_self(api, "gradOutput", gradOutput, self))) return st;
   if ((st = check_dtype_as_self(api, "gradInput", gradInput, self))) return st;
+  // 4: formats and ranks.
   st = check_3d_formats(
       api, {{"self", self}, {"gradOutput", gradOutput}, {"gradInput", gradInput}},
       {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}});
@@ -128,6 +116,7 @@ aclnnStatus aclnnMaxPool3dWithArgmaxBackwardGetWorkspaceSize(
       api,
       {{"gradOutput", gradOutput}, {"gradInput", gradInput}, {"indices", indices}, {"self", self}});
   if (st) return st;
+  // 5: shapes and attributes.
   VolumeGeometry g;
   if ((st = windows(api, self, kernelSize, stride, padding, dilation, ceilMode, indices, &g)))
     return st;
