@@ -371,6 +371,24 @@ TEST(Tensors, NegativeDimIsRefusedByTheOperator) {
   EXPECT_STATUS_MSG(aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, o, i, &ws, &ex),
                     ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices",
                     "self dims must be >= 0, but got shape [1,-1,4,4]");
+  // Steps 1-2 (check_arguments): every null argument is reported before any element bound, and
+  // the bound names the first bad tensor in the header's order.
+  EXPECT_STATUS_MSG(
+      aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, o, nullptr, &ws, &ex),
+      ACLNN_ERR_PARAM_NULLPTR, "aclnnMaxPool2dWithIndices", "indices must not be null");
+  int64_t bad_out[] = {1, -1, 2, 2}, good[] = {1, 1, 4, 4};
+  aclTensor *ob = aclCreateTensor(bad_out, 4, ACL_FLOAT, ost, 0, ACL_FORMAT_NCHW, &n4, 1, od);
+  aclTensor *xg = aclCreateTensor(good, 4, ACL_FLOAT, st, 0, ACL_FORMAT_NCHW, &n16, 1, xd);
+  ASSERT_TRUE(ob && xg) << pgtest::last_msg();
+  EXPECT_STATUS_MSG(
+      aclnnMaxPool2dWithIndicesGetWorkspaceSize(x, k, s, p, d, false, ob, i, &ws, &ex),
+      ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices", "self dims must be >= 0");
+  EXPECT_STATUS_MSG(
+      aclnnMaxPool2dWithIndicesGetWorkspaceSize(xg, k, s, p, d, false, ob, i, &ws, &ex),
+      ACLNN_ERR_PARAM_INVALID, "aclnnMaxPool2dWithIndices",
+      "out dims must be >= 0, but got shape [1,-1,2,2]");
+  aclDestroyTensor(ob);
+  aclDestroyTensor(xg);
   aclDestroyTensor(x);
   aclDestroyTensor(o);
   aclDestroyTensor(i);

@@ -66,12 +66,13 @@ aclnnStatus check_element_bound(const char *api, std::initializer_list<Named> al
 
 aclnnStatus check_arguments(const char *api, const uint64_t *workspace_size,
                             aclOpExecutor **executor, std::initializer_list<Arg> args) {
-  aclnnStatus st = check_out_pointers(api, workspace_size, executor);
+  if (aclnnStatus st = check_out_pointers(api, workspace_size, executor)) return st;
   for (const Arg &x : args)
-    if (!st && !x.p) st = check_not_null(api, {{x.name, nullptr}});
+    if (!x.p) return check_not_null(api, {{x.name, nullptr}});
   for (const Arg &x : args)
-    if (!st && x.t) st = check_element_bound(api, {{x.name, x.t}});
-  return st;
+    if (x.t)
+      if (aclnnStatus st = check_element_bound(api, {{x.name, x.t}})) return st;
+  return ACLNN_SUCCESS;
 }
 
 aclnnStatus check_storage(const char *api, std::initializer_list<Io> all) {
