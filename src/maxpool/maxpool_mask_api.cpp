@@ -114,14 +114,10 @@ aclnnStatus aclnnMaxPool2dWithMaskGetWorkspaceSize(
                 "%s: kernelSize must have length 1 or 2, but got length %zu", api,
                 kernelSize->values.size());
   if ((st = check_product(api))) return st;
-  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
-  if ((st = check_not_null(api, {{"stride", stride},
-                                 {"padding", padding},
-                                 {"dilation", dilation},
-                                 {"indices", indices}})))
-    return st;
-  if ((st = check_element_bound(api, {{"self", self}, {"out", out}, {"indices", indices}})))
-    return st;
+  // Then the 2-D forward's steps 1-2 (the arguments checked above pass again).
+  st = check_window_forward_arguments(api, self, kernelSize, stride, padding, dilation, out,
+                                      indices, workspaceSize, executor);
+  if (st) return st;
   Geometry g;
   st = common_cascade(api, self, kernelSize, stride, padding, dilation, ceilMode,
                       {{"self", self}, {"out", out}}, {{"self", self}, {"out", out}}, &g);
@@ -158,17 +154,9 @@ aclnnStatus aclnnMaxPool2dWithMaskBackwardGetWorkspaceSize(
     return fail(ACLNN_ERR_PARAM_NULLPTR,
                 "%s: kernelSize must have length 1 or 2, but got length %zu (161001, as CANN)", api,
                 kernelSize->values.size());
-  if ((st = check_out_pointers(api, workspaceSize, executor))) return st;
-  if ((st = check_not_null(api, {{"gradOutput", gradOutput},
-                                 {"kernelSize", kernelSize},
-                                 {"stride", stride},
-                                 {"padding", padding},
-                                 {"dilation", dilation},
-                                 {"gradInput", gradInput}})))
-    return st;
-  st = check_element_bound(
-      api,
-      {{"gradOutput", gradOutput}, {"self", self}, {"indices", indices}, {"gradInput", gradInput}});
+  // Then the 2-D backward's steps 1-2 (the arguments checked above pass again).
+  st = check_window_backward_arguments(api, gradOutput, self, indices, kernelSize, stride, padding,
+                                       dilation, gradInput, workspaceSize, executor);
   if (st) return st;
   Geometry g;
   st = common_cascade(api, self, kernelSize, stride, padding, dilation, ceilMode,
