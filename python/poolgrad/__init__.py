@@ -4,6 +4,11 @@
 Works with any CPU array that speaks DLPack (NumPy, PyTorch); outputs are of the same library as
 the first input, or the caller's own arrays given as ``out=`` (a pair for a forward: its outputs and
 indices; one array for a backward). Errors raise PoolgradError (a ValueError) with the library's status and message.
+
+Why one module of about 730 lines: it is the package's NumPy API, one function for each of the
+19 aclnn APIs (its output shapes, its docstring and its `_run` call) after the few helpers every
+function uses (argument sizes, outputs of the input's library, the call); split by family, each
+part would import the same helpers and the public names would live in several places.
 """
 from __future__ import annotations
 

@@ -14,6 +14,10 @@ A backward case takes its indices / mask / argmax from poolgrad's own forward on
 judges every output with a standard of standards.py; `write_report` writes JSON and Markdown.
 `check_determinism` runs cases repeatedly at several thread counts and compares the bytes.
 docs/golden.md describes the format with a worked example.
+
+Why one module of about 610 lines: case lists, inputs, goldens, judging and the reports all read
+and write the one case and manifest format defined here, and its path confinement (every path
+under the directory the user gave) must hold for all of them.
 """
 from __future__ import annotations
 

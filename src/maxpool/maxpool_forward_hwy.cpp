@@ -8,7 +8,7 @@
 // 8, one or four on the fallback. The split plane's padding and the scratch's slack are counted
 // in 8-float vectors, so every target's blocks fit them.
 //
-// Why one file of about 500 lines: the two bodies are each one pass over the input whose steps
+// Why one file of about 630 lines: the two bodies are each one pass over the input whose steps
 // (split, scan, write-out) only make sense next to each other, and they share the NaN test.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "src/maxpool/maxpool_forward_hwy.cpp"  // from the source root
