@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Regenerates docs/performance.md, docs/performance.png and bench-results/results.json: poolgrad
 # against PyTorch/torchvision in one process, 1 and 2 threads, then the per-call cost
-# (bench/overhead.py). Extra arguments go to compare.py.
+# (bench/overhead.py) and docs/scaling.md (bench/scaling.py). Extra arguments go to compare.py.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/deps.sh"
@@ -18,3 +18,5 @@ unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 "$root/.venv/bin/python" "$root/bench/compare.py" --build "$root/build-bench" "$@"
 # The per-call cost (issue 38's goal: poolgrad.torch at most 1.5x torch's) as the report's last section.
 (cd "$root" && printf '\n' >> docs/performance.md && "$root/.venv/bin/python" bench/overhead.py --markdown >> docs/performance.md)
+# The scaling model's predictions from the report just written (docs/scaling.md).
+"$root/.venv/bin/python" "$root/bench/scaling.py"
