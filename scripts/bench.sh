@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Regenerates docs/performance.md, docs/performance.png and bench-results/results.json: poolgrad
+# Regenerates docs/performance.md, .png and .json: poolgrad
 # against PyTorch/torchvision in one process, 1 and 2 threads, then the per-call cost
 # (bench/overhead.py) and docs/scaling.md (bench/scaling.py). Extra arguments go to compare.py.
 set -euo pipefail
