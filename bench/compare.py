@@ -485,6 +485,15 @@ def l3_bytes():
     return 32 << 20
 
 
+def update_rows(rows):
+    """'overlap-3x3 (1, 2 threads), segnet-decoder (2 threads)' from [id, threads] pairs."""
+    by = {}
+    for wid, t in rows:
+        by.setdefault(wid, []).append(t)
+    return ", ".join(f"{wid} ({', '.join(str(t) for t in sorted(ts))} thread{'s' if ts != [1] else ''})"
+                     for wid, ts in sorted(by.items()))
+
+
 def render(results, bws, probes, out_md, out_png, updates=()):
     lines = ["# Performance", "",
              "poolgrad against its peers (PyTorch for max pooling, torchvision for RoI pooling), "
@@ -507,7 +516,7 @@ def render(results, bws, probes, out_md, out_png, updates=()):
     for u in updates:
         lines.append("")
         lines.append(f"Rows measured again on {u['date']} (`--update`, host {u.get('cpu', 'not recorded')}): "
-                     f"{', '.join(u['ids'])}; their roof is "
+                     f"{update_rows(u['rows'])}; their roof is "
                      "against that run's copy bandwidth, " + ", ".join(
                          f"{t} thread(s) {bw:.1f} GB/s" for t, bw in sorted(u["bandwidth_gbs"].items())) + ".")
     lines.append("")
@@ -724,10 +733,12 @@ def main():
         base = {int(t): b for t, b in old["bandwidth_gbs"].items()}
         kept = [dict(r, copy_gbs=r.get("copy_gbs", base[r["threads"]])) for r in old["results"]
                 if row_key(r) not in now]
-        ids = sorted({r["id"] for r in results})
-        updates = [dict(u, ids=[i for i in u["ids"] if i not in ids]) for u in old.get("updates", [])]
-        updates = [u for u in updates if u["ids"]] + [dict(date=time.strftime("%Y-%m-%d"), ids=ids,
-                                                           cpu=host_cpu(), bandwidth_gbs=bws)]
+        # Which rows each later run measured, as [id, threads] pairs: a row measured again leaves
+        # the entry of the run that measured it before.
+        rows = sorted({(r["id"], r["threads"]) for r in results})
+        updates = [dict(u, rows=[x for x in u["rows"] if tuple(x) not in rows]) for u in old.get("updates", [])]
+        updates = [u for u in updates if u["rows"]] + [dict(date=time.strftime("%Y-%m-%d"), rows=rows,
+                                                            cpu=host_cpu(), bandwidth_gbs=bws)]
         bws, probes = base, {int(t): p for t, p in old.get("bandwidth_probes_gbs", {}).items()}
         results = kept + results
     (out / "performance.json").write_text(json.dumps(dict(bandwidth_gbs=bws, bandwidth_probes_gbs=probes,
