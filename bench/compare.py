@@ -464,8 +464,8 @@ def host_cpu():
     """The CPU as /proc/cpuinfo names it, for a report whose rows may come from several runs (a
     VM's CPU model can change between them): model name, family and model, widest x86 vectors."""
     try:
-        info = dict(line.split(":", 1) for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines()[:40]
-                    if ":" in line)
+        first = pathlib.Path("/proc/cpuinfo").read_text().split("\n\n")[0]  # the first CPU's block
+        info = dict(line.split(":", 1) for line in first.splitlines() if ":" in line)
         info = {k.strip(): v.strip() for k, v in info.items()}
         vec = "AVX-512" if "avx512f" in info.get("flags", "").split() else \
             "AVX2, no AVX-512" if "avx2" in info.get("flags", "").split() else ""
