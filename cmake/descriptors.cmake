@@ -3,7 +3,7 @@
 # for what the C++ outside the library needs from them: aclnn_apis.inc, one POOLGRAD_API(aclnnX) line
 # per aclnn API, from which python/src/_ext.cpp and fuzz/fuzz_any.cpp build their tables of generic
 # callers (docs/architecture.md, "The operator descriptor"), and torch_schemas.inc, one
-# {"name", "schema"} pair per torch op, which python/src/torch_ops.cpp registers.
+# {"name", "schema"} pair per torch op, which python/src/torch_library.cpp registers.
 set(POOLGRAD_DESCRIPTORS ${CMAKE_CURRENT_SOURCE_DIR}/python/poolgrad/operators.json)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${POOLGRAD_DESCRIPTORS})
 file(READ ${POOLGRAD_DESCRIPTORS} _json)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# _torch_ops: poolgrad's operators registered in PyTorch's dispatcher from C++ (python/src/torch_ops.cpp,
-# torch_autograd.cpp), built when the Python that builds the package can import torch, against that
+# _torch_ops: poolgrad's operators registered in PyTorch's dispatcher from C++ (python/src/torch_*.cpp:
+# torch_library.cpp the schemas, a file per family its kernels and autograd formulas), built when the Python that builds the package can import torch, against that
 # torch's headers and libraries. A C++ extension is tied to the torch it was built with (its ABI), as
 # torchvision's is: the torch version goes into _torch_build.py, and poolgrad/ops.py refuses to load
 # the library under another one. Without torch at build time the package has no torch ops.
@@ -28,8 +28,9 @@ else()
   message(STATUS "poolgrad: torch ops built against torch ${POOLGRAD_TORCH_VERSION} (${_torch_dir})")
   # The ops' schemas come from the operator descriptors, their one copy: torch_schemas.inc, written
   # by cmake/descriptors.cmake.
-  add_library(_torch_ops MODULE python/src/torch_ops.cpp python/src/torch_autograd.cpp
-    python/src/torch_fast.cpp)
+  # Every python/src/torch_*.cpp (a new family's file needs no line here), torch_fast.cpp included.
+  file(GLOB _torch_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/python/src/torch_*.cpp)
+  add_library(_torch_ops MODULE ${_torch_sources})
   target_include_directories(_torch_ops SYSTEM PRIVATE
     ${_torch_dir}/include ${_torch_dir}/include/torch/csrc/api/include)
   target_include_directories(_torch_ops PRIVATE python/src ${CMAKE_CURRENT_BINARY_DIR})

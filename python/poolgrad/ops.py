@@ -10,8 +10,9 @@ poolgrad's own (ONNX's RoiAlign, no backward), and the Mask pair (no ATen twin) 
 schema with the mask in place of the indices.
 
 The schemas, CPU kernels and autograd formulas (double backward included) are registered from C++
-(python/src/torch_ops.cpp, torch_autograd.cpp: a Python kernel costs tens of microseconds a call);
-this module loads that library and registers the fake (meta) implementations, so that
+(python/src/torch_library.cpp and a file per family, torch_<family>.cpp: a Python kernel costs tens
+of microseconds a call); this module loads that library and registers the fake (meta)
+implementations, so that
 torch.compile, torch.export and FakeTensor shape propagation see the ops. The library is built
 against one torch version, as torchvision's ops are, and is refused under another. Errors raise
 ValueError reading "[status] message" (PoolgradError, a ValueError, from poolgrad's functions);

@@ -8,6 +8,7 @@ import torchvision  # noqa: F401  (torch.ops.torchvision, the RoI peer)
 import poolgrad
 import poolgrad.torch as pgt
 from poolgrad.ops import ops
+from poolgrad.operators import SPECS
 
 
 def _rois(n, h, w, r, gen):
@@ -218,13 +219,27 @@ def test_registered_ops_refuse_other_backends_naming_them(backend):
     with pytest.raises(ValueError, match=rf"\[161002\] poolgrad::max_pool2d_with_indices: poolgrad runs on the "
                                          rf"CPU, but the call was dispatched to the {backend} backend"):
         ops.max_pool2d_with_indices.default.redispatch(keys, x, [2, 2])
-    for name in ("max_pool2d_with_indices", "max_pool2d_with_indices_backward", "max_pool3d_with_indices",
-                 "max_pool3d_with_indices_backward", "max_pool2d_with_mask", "max_pool2d_with_mask_backward",
-                 "adaptive_max_pool2d", "adaptive_max_pool2d_backward", "adaptive_max_pool3d",
-                 "adaptive_max_pool3d_backward", "roi_pool", "_roi_pool_backward"):
-        table = torch._C._dispatch_dump_table("poolgrad::" + name).splitlines()
+    for spec in SPECS.values():
+        table = torch._C._dispatch_dump_table("poolgrad::" + spec.torch_name).splitlines()
         entry = next(line for line in table if line.startswith(backend + ":"))
-        assert "torch_ops.cpp" in entry, entry
+        assert "torch_library.cpp" in entry, entry
+
+
+def test_each_family_file_registers_its_ops_kernels():
+    # Every op of the descriptors has its CPU kernel (and, but for the ONNX RoIAlign, its autograd
+    # formula) from its family's file (python/src/torch_<family>.cpp), none from another's.
+    # (adaptive_max_pool* before max_pool*: the first key in the op's name names its family)
+    family = {"adaptive": "torch_adaptive.cpp", "max_pool": "torch_max_pool.cpp", "roi_pool": "torch_roi_pool.cpp",
+              "unpool": "torch_unpool.cpp", "roi_align": "torch_roi_align.cpp"}
+    for spec in SPECS.values():
+        name = spec.torch_name
+        key = next(k for k in family if k in name)
+        table = torch._C._dispatch_dump_table("poolgrad::" + name).splitlines()
+        cpu = next(line for line in table if line.startswith("CPU:"))
+        assert family[key] in cpu, (name, cpu)
+        if name != "roi_align_onnx":
+            grad = next(line for line in table if line.startswith("AutogradCPU:"))
+            assert family[key] in grad, (name, grad)
 
 
 def test_ops_library_refused_under_another_torch(monkeypatch):
