@@ -141,20 +141,34 @@ constexpr char kMaxPool3d[] = "poolgrad::max_pool3d_with_indices";
 constexpr char kAdaptive2d[] = "poolgrad::adaptive_max_pool2d";
 constexpr char kAdaptive3d[] = "poolgrad::adaptive_max_pool3d";
 
+// A METH_FASTCALL function in the table's PyCFunction slot (CPython calls it by the flag). The cast
+// goes through void (*)(): a direct one between the two signatures is what -Wcast-function-type
+// warns of.
+template <PyObject *(*F)(PyObject *, PyObject *const *, Py_ssize_t)>
+PyCFunction fastcall() {
+  return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(F));
+}
+
 PyMethodDef kMethods[] = {
-    {"max_pool2d_with_indices", reinterpret_cast<PyCFunction>(&pool<kMaxPool2d>), METH_FASTCALL,
+    {"max_pool2d_with_indices", fastcall<&pool<kMaxPool2d>>(), METH_FASTCALL,
      "torch.ops.poolgrad.max_pool2d_with_indices(x, k, s, p, d, ceil); s None for the kernel"},
-    {"max_pool3d_with_indices", reinterpret_cast<PyCFunction>(&pool<kMaxPool3d>), METH_FASTCALL,
+    {"max_pool3d_with_indices", fastcall<&pool<kMaxPool3d>>(), METH_FASTCALL,
      "torch.ops.poolgrad.max_pool3d_with_indices(x, k, s, p, d, ceil); s None for the kernel"},
-    {"adaptive_max_pool2d", reinterpret_cast<PyCFunction>(&adaptive<kAdaptive2d>), METH_FASTCALL,
+    {"adaptive_max_pool2d", fastcall<&adaptive<kAdaptive2d>>(), METH_FASTCALL,
      "torch.ops.poolgrad.adaptive_max_pool2d(x, output_size)"},
-    {"adaptive_max_pool3d", reinterpret_cast<PyCFunction>(&adaptive<kAdaptive3d>), METH_FASTCALL,
+    {"adaptive_max_pool3d", fastcall<&adaptive<kAdaptive3d>>(), METH_FASTCALL,
      "torch.ops.poolgrad.adaptive_max_pool3d(x, output_size)"},
     {nullptr, nullptr, 0, nullptr}};
 
-PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "_torch_ops",
-                       "poolgrad's torch ops (registered on load) and their eager fast path", -1,
-                       kMethods};
+PyModuleDef kModule = {PyModuleDef_HEAD_INIT,
+                       "_torch_ops",
+                       "poolgrad's torch ops (registered on load) and their eager fast path",
+                       -1,
+                       kMethods,
+                       nullptr,
+                       nullptr,
+                       nullptr,
+                       nullptr};
 
 }  // namespace
 
