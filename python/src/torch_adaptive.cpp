@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Adaptive max pooling in PyTorch (2-D and 3-D): CPU kernels calling the C API, and autograd formulas.
+// Adaptive max pooling in PyTorch (2-D and 3-D): CPU kernels calling the C API, and autograd
+// formulas.
 #include <torch/library.h>
 
 #include "aclnnop/aclnn_ops_cv.h"
@@ -17,7 +18,6 @@ std::vector<int64_t> adaptive_shape(const Tensor &x, IntArrayRef size, int spati
     for (int i = 0; i < spatial; ++i) shape[nd - spatial + i] = size[i] > 1 ? size[i] : 1;
   return shape;
 }
-
 
 // ---- adaptive max pooling ---------------------------------------------------------------------
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor &x, IntArrayRef size) {

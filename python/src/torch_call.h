@@ -115,7 +115,7 @@ void run(aclnnStatus (*phase1)(P...), Phase2 phase2, const A &...args) {
 
 // A new output, never zero-filled (the kernels write every element); large ones on huge pages.
 inline Tensor new_output(IntArrayRef shape, const at::TensorOptions &opts,
-                  at::MemoryFormat mf = at::MemoryFormat::Contiguous) {
+                         at::MemoryFormat mf = at::MemoryFormat::Contiguous) {
   Tensor t = at::empty(shape, opts.memory_format(mf));
   if (t.nbytes() >= poolgrad_py::kHugeBytes) poolgrad_py::advise_huge(t.data_ptr(), t.nbytes());
   return t;

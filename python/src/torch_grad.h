@@ -33,7 +33,8 @@ inline bool records(std::initializer_list<const at::Tensor *> inputs) {
 // The adjoint of the scatter gx[idx[o]] += gy[o] over the last `dims` dims: g read at idx (0
 // where idx is -1).
 inline at::Tensor gather_at(const at::Tensor &g, const at::Tensor &idx, int64_t dims) {
-  const at::Tensor flat = g.flatten(g.dim() - dims), i = idx.flatten(idx.dim() - dims).to(at::kLong);
+  const at::Tensor flat = g.flatten(g.dim() - dims),
+                   i = idx.flatten(idx.dim() - dims).to(at::kLong);
   return flat.gather(-1, i.clamp_min(0)).masked_fill(i < 0, 0).reshape_symint(idx.sym_sizes());
 }
 

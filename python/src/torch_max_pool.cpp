@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Max pooling in PyTorch (2-D and 3-D with indices, and the Mask pair): CPU kernels calling the C API,
-// and autograd formulas (one formula, three op pairs).
+// Max pooling in PyTorch (2-D and 3-D with indices, and the Mask pair): CPU kernels calling the C
+// API, and autograd formulas (one formula, three op pairs).
 #include <torch/library.h>
 
 #include "aclnnop/aclnn_ops_cv.h"
@@ -32,7 +32,6 @@ std::vector<int64_t> pool_shape(const Tensor &x, IntArrayRef k, IntArrayRef s, I
   }
   return shape;
 }
-
 
 // ---- max pooling -------------------------------------------------------------------------------
 std::tuple<Tensor, Tensor> max_pool2d(const Tensor &x, IntArrayRef k, IntArrayRef s, IntArrayRef p,

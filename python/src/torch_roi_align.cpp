@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// RoIAlign in PyTorch (torchvision's roi_align / _roi_align_backward schemas; roi_align_onnx, ONNX's
-// RoiAlign, poolgrad's own with no backward): CPU kernels calling the C API, and autograd formulas.
+// RoIAlign in PyTorch (torchvision's roi_align / _roi_align_backward schemas; roi_align_onnx,
+// ONNX's RoiAlign, poolgrad's own with no backward): CPU kernels calling the C API, and autograd
+// formulas.
 #include <torch/library.h>
 
 #include "aclnnop/aclnn_ops_cv.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// RoI pooling in PyTorch (torchvision's roi_pool / _roi_pool_backward schemas, CANN's geometry): CPU
-// kernels calling the C API, and autograd formulas.
+// RoI pooling in PyTorch (torchvision's roi_pool / _roi_pool_backward schemas, CANN's geometry):
+// CPU kernels calling the C API, and autograd formulas.
 #include <torch/library.h>
 
 #include "aclnnop/aclnn_ops_cv.h"
