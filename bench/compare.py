@@ -14,16 +14,31 @@ import pathlib
 import statistics
 import sys
 import time
+from typing import NamedTuple
 
 import torch
 import torchvision  # noqa: F401  (registers torch.ops.torchvision)
 
 import poolgrad
 from poolgrad import _ext  # the package's own binding: threads and the product profile
+from poolgrad.operators import BY_API, SPECS
 
-# Every aclnn API by its header's parameter names: prepared once (phase 1, a repeatable executor whose
-# .run() is phase 2 alone) or called whole (phases 1 and 2, raising PoolgradError on a refusal).
-prepare, run_api = poolgrad._prepare, poolgrad._run
+# Every aclnn API called whole by its header's parameter names (phases 1 and 2, raising
+# PoolgradError on a refusal); prepare (below) runs phase 1 alone.
+run_api = poolgrad._run
+
+
+class Prepared(NamedTuple):
+    run: object  # the executor's phase 2 (the figure the report times)
+    kernel: str  # the kernel phase 1 chose
+    op: str  # the operator's name in the descriptors: the row's section of the report (render)
+
+
+def prepare(api, /, **args):
+    """Phase 1 of an aclnn API on arguments by its header's parameter names (python/poolgrad/
+    operators.json has the API), with a repeatable executor."""
+    executor = poolgrad._prepare(api, **args)
+    return Prepared(executor.run, executor.kernel, BY_API[api].name)
 
 sys.path.insert(0, os.path.dirname(__file__))
 import workloads  # noqa: E402
@@ -126,7 +141,7 @@ def run_maxpool(row, threads, reps, results, chunks_ms=None):
         call_ms = timeit(call, reps) * 1e3
         err = (gx.float() - ref.float()).abs().max().item()
         b = nbytes(gy, ind, gx)
-        results.append(dict(op="maxpool_backward", id=wid, threads=threads, dtype=dtname, index=itype,
+        results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index=itype,
                             kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
                             bytes=b,
                             max_abs_diff=err))
@@ -140,7 +155,7 @@ def run_maxpool(row, threads, reps, results, chunks_ms=None):
                         lambda: ok(prep.run()), reps)
     same = torch.equal(i2, idx) and torch.equal(o2, out)
     b = nbytes(x, o2, i2)
-    results.append(dict(op="maxpool_forward", id=wid, threads=threads, dtype=dtname, index="int64",
+    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
                         kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
                         max_abs_diff=0.0 if same else float("nan")))
     floor(results[-1], [x], [o2, i2])
@@ -165,7 +180,7 @@ def run_mask(row, threads, reps, results):
         peer_f, ms = paired(lambda: torch.ops.aten.max_pool2d_with_indices(x, K, S, P, D, ceil),
                             lambda: ok(prep.run()), reps)
         b = nbytes(x, o2, mask)
-        results.append(dict(op="maxpool_forward", id=wid, threads=threads, dtype=dtname, index="mask",
+        results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="mask",
                             kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
                             max_abs_diff=0.0 if torch.equal(o2, out) else float("nan")))
         gx = torch.empty_like(x)
@@ -178,7 +193,7 @@ def run_mask(row, threads, reps, results):
                                           kernelSize=K, stride=S, padding=P, dilation=D, ceilMode=ceil,
                                           gradInput=gx), reps) * 1e3
         b = nbytes(gy, mask, gx)
-        results.append(dict(op="maxpool_backward", id=wid, threads=threads, dtype=dtname, index="mask",
+        results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="mask",
                             kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
                             bytes=b,
                             max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
@@ -197,7 +212,7 @@ def run_adaptive(row, threads, reps, results):
     prep = prepare("aclnnAdaptiveMaxPool2d", self=x, outputSize=list(size), outputOut=o2, indicesOut=i2)
     peer_f, ms = paired(lambda: torch.ops.aten.adaptive_max_pool2d(x, list(size)), lambda: ok(prep.run()), reps)
     b = nbytes(x, o2, i2)
-    results.append(dict(op="adaptive_forward", id=wid, threads=threads, dtype=dtname, index="int64",
+    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
                         kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
                         max_abs_diff=0.0 if torch.equal(o2, out) and torch.equal(i2, idx) else float("nan")))
     gy = torch.randn(out.shape, generator=g).to(x.dtype)
@@ -209,7 +224,7 @@ def run_adaptive(row, threads, reps, results):
         ref = peer()
         peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
         b = nbytes(gy, idx, gx)
-        results.append(dict(op="adaptive_backward", id=wid, threads=threads, dtype=dtname, index="int64",
+        results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
                             kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=b,
                             max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
     finally:
@@ -230,7 +245,7 @@ def run_pool3d(row, threads, reps, results):
     peer_f, ms = paired(lambda: torch.ops.aten.max_pool3d_with_indices(x, K, S, P, D, ceil),
                         lambda: ok(prep.run()), reps)
     b = nbytes(x, o2, i2)
-    results.append(dict(op="maxpool3d_forward", id=wid, threads=threads, dtype=dtname, index="int64",
+    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
                         kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
                         max_abs_diff=0.0 if torch.equal(o2, out) and torch.equal(i2, idx) else float("nan")))
     gy = torch.randn(out.shape, generator=g).to(x.dtype)
@@ -242,7 +257,7 @@ def run_pool3d(row, threads, reps, results):
                        padding=P, dilation=D, ceilMode=ceil, gradInput=gx)
         peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
         b = nbytes(gy, ind, gx)
-        results.append(dict(op="maxpool3d_backward", id=wid, threads=threads, dtype=dtname, index=itype,
+        results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index=itype,
                             kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=b,
                             max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
         del prep
@@ -258,7 +273,7 @@ def run_adaptive3d(row, threads, reps, results):
     prep = prepare("aclnnAdaptiveMaxPool3d", self=x, outputSize=list(size), outputOut=o2, indicesOut=i2)
     peer_f, ms = paired(lambda: torch.ops.aten.adaptive_max_pool3d(x, list(size)), lambda: ok(prep.run()), reps)
     b = nbytes(x, o2, i2)
-    results.append(dict(op="adaptive3d_forward", id=wid, threads=threads, dtype=dtname, index="int64",
+    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
                         kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
                         max_abs_diff=0.0 if torch.equal(o2, out) and torch.equal(i2, idx) else float("nan")))
     gy = torch.randn(out.shape, generator=g).to(x.dtype)
@@ -268,7 +283,7 @@ def run_adaptive3d(row, threads, reps, results):
     ref = peer()
     peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
     b = nbytes(gy, idx, gx)
-    results.append(dict(op="adaptive3d_backward", id=wid, threads=threads, dtype=dtname, index="int64",
+    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
                         kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=b,
                         max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
 
@@ -292,7 +307,7 @@ def run_unpool(row, threads, reps, results):
             prepare("aclnnMaxUnpool3d", self=y, indices=idx, outputSize=size, stride=reserved[0], padding=reserved[1],
                     outRef=out))
     peer_ms, ms = paired(peer_fwd, lambda: ok(prep.run()), reps)
-    results.append(dict(op=f"unpool{spatial}d_forward", id=wid, threads=threads, dtype=dtname, index="int64",
+    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
                         kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=nbytes(y, idx, out),
                         max_abs_diff=0.0 if torch.equal(out, want) else float("nan")))
     del prep
@@ -305,7 +320,7 @@ def run_unpool(row, threads, reps, results):
             prepare("aclnnMaxUnpool3dBackward", gradOutput=gy, self=y, indices=idx, outputSize=size, stride=reserved[0],
                     padding=reserved[1], out=gx))
     peer_ms, ms = paired(peer_bwd, lambda: ok(prep.run()), reps)
-    results.append(dict(op=f"unpool{spatial}d_backward", id=wid, threads=threads, dtype=dtname, index="int64",
+    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
                         kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms,
                         bytes=nbytes(idx, gx) + nbytes(gx),  # the gathered elements, each read once
                         max_abs_diff=0.0 if torch.equal(gx, ref) else float("nan")))
@@ -345,7 +360,7 @@ def run_roi(row, threads, reps, results, read_ms=None):
     peer_f, fwd_ms = paired(lambda: torch.ops.torchvision.roi_pool(x, rois, scale, pooled, pooled),
                             lambda: ok(prep.run()), reps)
     b = nbytes(x, rois, y, am)
-    results.append(dict(op="roi_forward", id=wid, threads=threads, dtype=dtname, index="int32",
+    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int32",
                         kernel=prep.kernel, poolgrad_ms=fwd_ms, peer_ms=peer_f, bytes=b, max_abs_diff=float("nan")))
     del prep
     gy = torch.randn(y.shape, generator=g).to(dt)
@@ -370,7 +385,7 @@ def run_roi(row, threads, reps, results, read_ms=None):
         floors = dict(channel_block=cb,
                       read_floor_ms=read_ms(gy, am, r, c, bins, cb, threads, reps),
                       seq_read_ms=read_ms(gy, am, r, c, bins, c, threads, reps))
-    results.append(dict(op="roi_backward", id=wid, threads=threads, dtype=dtname, index="int32",
+    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int32",
                         kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
                         bytes=b,
                         max_abs_diff=err, **floors))
@@ -404,7 +419,7 @@ def run_roialign(row, threads, reps, results):
     want = peer()
     peer_ms, ms = paired(peer, lambda: [ok(p.run()) for p in preps], reps)
     same = all(torch.equal(a, b) for a, b in zip(outs, want))
-    results.append(dict(op="roialign_forward", id=wid, threads=threads, dtype=dtname, index="-",
+    results.append(dict(op=preps[0].op, id=wid, threads=threads, dtype=dtname, index="-",
                         kernel=preps[0].kernel, poolgrad_ms=ms, peer_ms=peer_ms,
                         bytes=sum(nbytes(x, b, y) for (x, b, _), y in zip(calls, outs)),
                         max_abs_diff=0.0 if same else float("nan")))
@@ -421,7 +436,7 @@ def run_roialign(row, threads, reps, results):
     ref = peer()
     peer_ms, ms = paired(peer, lambda: [ok(p.run()) for p in preps], reps)
     err = max((a - b).abs().max().item() for a, b in zip(gxs, ref))
-    results.append(dict(op="roialign_backward", id=wid, threads=threads, dtype=dtname, index="-",
+    results.append(dict(op=preps[0].op, id=wid, threads=threads, dtype=dtname, index="-",
                         kernel=preps[0].kernel, poolgrad_ms=ms, peer_ms=peer_ms,
                         bytes=sum(nbytes(gy, b, gx) for gy, (_, b, _), gx in zip(gys, calls, gxs)),
                         max_abs_diff=err))
@@ -456,7 +471,7 @@ def run_layers(threads, reps, results):
         step(peer)
         diff = (got - inp.grad).abs().max().item() if not wid.endswith("roipool") else float("nan")
         peer_ms, ms = paired(lambda: step(peer), lambda: step(mine), reps)
-        results.append(dict(op="layer_forward_backward", id=wid, threads=threads, dtype="float32", index="-",
+        results.append(dict(op=LAYERS, id=wid, threads=threads, dtype="float32", index="-",
                             kernel="poolgrad.torch", poolgrad_ms=ms, peer_ms=peer_ms, max_abs_diff=diff))
 
 
@@ -494,6 +509,18 @@ def update_rows(rows):
                      for wid, ts in sorted(by.items()))
 
 
+LAYERS = "layer_forward_backward"  # run_layers' rows: poolgrad.torch's layers, not one operator
+
+
+def sections(results):
+    """The report's sections as (op, heading): one per operator of the descriptors, in their order
+    (python/poolgrad/operators.json), then the layers; an op no descriptor names (a row of an
+    older report) gets a section of its own at the end rather than being left out."""
+    known = [(s.name, f"{s.name} ({s.aclnn})") for s in SPECS.values()] + [(LAYERS, "layers: forward + backward")]
+    names = {op for op, _ in known}
+    return known + [(op, op) for op in sorted({r["op"] for r in results} - names)]
+
+
 def render(results, bws, probes, out_md, out_png, updates=()):
     lines = ["# Performance", "",
              "poolgrad against its peers (PyTorch for max pooling, torchvision for RoI pooling), "
@@ -520,14 +547,11 @@ def render(results, bws, probes, out_md, out_png, updates=()):
                      "against that run's copy bandwidth, " + ", ".join(
                          f"{t} thread(s) {bw:.1f} GB/s" for t, bw in sorted(u["bandwidth_gbs"].items())) + ".")
     lines.append("")
-    for op in ("maxpool_backward", "maxpool_forward", "adaptive_backward", "adaptive_forward",
-               "maxpool3d_backward", "maxpool3d_forward", "adaptive3d_backward", "adaptive3d_forward",
-               "roi_backward", "roi_forward", "unpool2d_forward", "unpool2d_backward", "unpool3d_forward",
-               "unpool3d_backward", "roialign_forward", "roialign_backward", "layer_forward_backward"):
+    for op, title in sections(results):
         rows = [r for r in results if r["op"] == op]
         if not rows:
             continue
-        lines += [f"## {op}", "",
+        lines += [f"## {title}", "",
                   "| id | threads | dtype | index | poolgrad ms | call ms | peer ms | ratio | GB/s | roof |",
                   "|---|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
@@ -577,7 +601,7 @@ def render(results, bws, probes, out_md, out_png, updates=()):
     except ImportError:
         print("matplotlib missing: no plot")
         return
-    ops = [op for op in ("maxpool_backward", "roi_backward") if any(r["op"] == op for r in results)]
+    ops = [op for op in ("max-pool2d-backward", "roi-pool-backward") if any(r["op"] == op for r in results)]
     if not ops:
         return
     fig, axes = plt.subplots(len(ops), 1, figsize=(12, 4.5 * len(ops)), squeeze=False)
@@ -649,6 +673,19 @@ def show(r):
           f"diff {r['max_abs_diff']:.3g}", flush=True)
 
 
+def rerender(out):
+    """--render: the report of out/performance.json written again, its figures as they are."""
+    report = json.loads((out / "performance.json").read_text())
+    md = out / "performance.md"
+    per_call = md.read_text().partition("\n## per_call")[1:] if md.exists() else ("", "")
+    render(report["results"], {int(t): b for t, b in report["bandwidth_gbs"].items()},
+           {int(t): p for t, p in report.get("bandwidth_probes_gbs", {}).items()}, md, out / "performance.png",
+           report.get("updates", []))
+    if per_call[0]:
+        md.write_text(md.read_text() + "".join(per_call))
+    print("wrote", md, out / "performance.png")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=str(ROOT / "build-bench"))
@@ -662,7 +699,12 @@ def main():
     ap.add_argument("--update", action="store_true",
                     help="replace only the rows measured now in the existing report (same op, id, threads, "
                          "index), keeping its copy bandwidths (the other rows' roofs were computed with them)")
+    ap.add_argument("--render", action="store_true",
+                    help="write performance.md and .png again from performance.json, measuring nothing (after a "
+                         "change to the report's layout); the per-call section scripts/bench.sh appends is kept")
     args = ap.parse_args()
+    if args.render:
+        return rerender(pathlib.Path(args.out))
     globals()["ROUNDS"] = max(1, args.rounds)
     globals()["PASSES"] = max(1, args.passes)
     cb = ctypes.CDLL(os.path.join(args.build, "bench", "libpoolgrad_copybw.so"))

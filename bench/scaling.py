@@ -34,28 +34,28 @@ FWD_LANES = 16  # the RoI forward's channel block
 
 def items_of(r):
     """How many independent items the kernel splits over (None: split by cost, balanced)."""
-    kernel, op, wid = r["kernel"], r["op"], r["id"]
-    if op.startswith("maxpool_"):
+    kernel, op, wid = r["kernel"], r["op"], r["id"]  # op: the operator's name in the descriptors
+    if op.startswith("max-pool2d"):
         w = next(x for x in workloads.MAXPOOL if x[0] == wid)
         (n, c, h, wd), k, s, p, ceil, d = w[1], w[2], w[3], w[4], w[5], w[6]
         n = n or 1
         if "channels-last" in kernel:
-            if op == "maxpool_forward":
+            if op == "max-pool2d":
                 span = d * (k - 1) + 1
                 ho = (h + 2 * p - span + (s - 1 if ceil else 0)) // s + 1
                 return n * ho, "(n, output row) rows"
             return None, "(n, channel block) items, blocks sized so that there are >= 4 per thread"
         return n * c, "(n, c) planes"
-    if op.startswith("adaptive_"):
+    if op.startswith("adaptive-max-pool2d"):
         w = next(x for x in workloads.ADAPTIVE if x[0] == wid)
         return w[1][0] * w[1][1], "(n, c) planes"
-    if op.startswith(("maxpool3d", "adaptive3d")):
-        rows = workloads.POOL3D if op.startswith("maxpool3d") else workloads.ADAPTIVE3D
+    if op.startswith(("max-pool3d", "adaptive-max-pool3d")):
+        rows = workloads.POOL3D if op.startswith("max-pool3d") else workloads.ADAPTIVE3D
         w = next(x for x in rows if x[0] == wid)
         return w[1][0] * w[1][1], "(n, c) volumes"
-    if op == "roi_forward":
+    if op == "roi-pool":
         return None, "(batch, 16-channel block, run of ROIs) items, runs cut for >= 4 items a thread, split by cost"
-    if op == "roi_backward":
+    if op == "roi-pool-backward":
         return None, "(batch, channel block) items, blocks halved until >= 4 items a thread, split by cost"
     return None, "?"
 
@@ -83,7 +83,7 @@ def main():
     args = ap.parse_args()
     rep = json.loads(pathlib.Path(args.report).read_text())
     bw = {int(k): v for k, v in rep["bandwidth_gbs"].items()}
-    rows = [r for r in rep["results"] if r["op"] != "layer_forward_backward"]
+    rows = [r for r in rep["results"] if r["op"] != "layer_forward_backward"]  # compare.py's LAYERS
     by = {(r["op"], r["id"], r["index"], r["threads"]): r for r in rows}
     lines = [
         "# Scaling beyond two threads",
