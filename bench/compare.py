@@ -97,10 +97,10 @@ def ok(res):
         raise RuntimeError(f"status {st}: {msg}")
 
 
-def run_maxpool(row, threads, reps, results, chunks_ms=None):
+def run_maxpool(row, threads, reps, results, floors=None):
     wid, shape, k, s, p, ceil, d, dtname, cl, mask = row
     if mask:
-        return run_mask(row, threads, reps, results)
+        return run_mask(row, threads, reps, results, floors)
     g = torch.Generator().manual_seed(0)
     rank3 = shape[0] is None
     full = (1,) + shape[1:] if rank3 else shape
@@ -121,9 +121,9 @@ def run_maxpool(row, threads, reps, results, chunks_ms=None):
     def floor(row, reads, writes):
         """The memory floor of a row: reading its inputs and streaming its outputs once, chunk by
         chunk, on the same threads (bench/copybw.c)."""
-        if chunks_ms is None:
+        if floors is None:
             return
-        ms = chunks_ms(reads, [torch.empty_like(t) for t in writes], chunks, threads, reps)
+        ms = floors.chunks_ms(reads, [torch.empty_like(t) for t in writes], chunks, threads, reps)
         row.update(floor_ms=ms)
 
     def peer_bwd():
@@ -161,7 +161,7 @@ def run_maxpool(row, threads, reps, results, chunks_ms=None):
     floor(results[-1], [x], [o2, i2])
 
 
-def run_mask(row, threads, reps, results):
+def run_mask(row, threads, reps, results, floors=None):
     """The Mask pair under the Ascend910B profile against PyTorch's max_pool2d_with_indices and its
     backward (what the Ascend plugin stands in for)."""
     wid, shape, k, s, p, ceil, d, dtname, cl, _ = row
@@ -201,7 +201,7 @@ def run_mask(row, threads, reps, results):
         ok(_ext.set_product("Ascend950"))
 
 
-def run_adaptive(row, threads, reps, results):
+def run_adaptive(row, threads, reps, results, floors=None):
     """Adaptive max pooling against PyTorch's adaptive_max_pool2d and its backward (the backward
     under the Ascend910B profile, where CANN documents it)."""
     wid, shape, size, dtname = row
@@ -231,7 +231,7 @@ def run_adaptive(row, threads, reps, results):
         ok(_ext.set_product("Ascend950"))
 
 
-def run_pool3d(row, threads, reps, results):
+def run_pool3d(row, threads, reps, results, floors=None):
     """3-D max pooling against PyTorch's max_pool3d_with_indices and its backward (int64 indices, as
     PyTorch's; the backward also with int32)."""
     wid, shape, k, s, p, ceil, dtname = row
@@ -263,7 +263,7 @@ def run_pool3d(row, threads, reps, results):
         del prep
 
 
-def run_adaptive3d(row, threads, reps, results):
+def run_adaptive3d(row, threads, reps, results, floors=None):
     """Adaptive 3-D max pooling against PyTorch's adaptive_max_pool3d and its backward."""
     wid, shape, size, dtname = row
     g = torch.Generator().manual_seed(0)
@@ -288,7 +288,7 @@ def run_adaptive3d(row, threads, reps, results):
                         max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
 
 
-def run_unpool(row, threads, reps, results):
+def run_unpool(row, threads, reps, results, floors=None):
     """MaxUnpool against PyTorch's max_unpool2d / 3d on the indices its max pool makes, and the
     backward against what PyTorch's autograd runs for it (a gather of the gradient at the indices)."""
     wid, shape, k, s, p, dtname = row
@@ -347,7 +347,7 @@ def kernel_channel_block(n, c, h, w, threads):
     return cb
 
 
-def run_roi(row, threads, reps, results, read_ms=None):
+def run_roi(row, threads, reps, results, floors=None):
     wid, (n, c, h, w), r, pooled, scale, dtname = row
     g = torch.Generator().manual_seed(0)
     dt = tdtype(dtname)
@@ -377,18 +377,18 @@ def run_roi(row, threads, reps, results, read_ms=None):
     call_ms = timeit(call, reps) * 1e3
     err = (gx.float() - ref.float()).abs().max().item()
     b = nbytes(gy, am, rois, gx)
-    floors = {}
-    if read_ms is not None:
+    reads = {}
+    if floors is not None:
         # Only reading gradOutput and argmax, in the kernel's order and in one sequential pass.
         bins = pooled * pooled
         cb = kernel_channel_block(n, c, h, w, threads)
-        floors = dict(channel_block=cb,
-                      read_floor_ms=read_ms(gy, am, r, c, bins, cb, threads, reps),
-                      seq_read_ms=read_ms(gy, am, r, c, bins, c, threads, reps))
+        reads = dict(channel_block=cb,
+                     read_floor_ms=floors.read_ms(gy, am, r, c, bins, cb, threads, reps),
+                     seq_read_ms=floors.read_ms(gy, am, r, c, bins, c, threads, reps))
     results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int32",
                         kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
                         bytes=b,
-                        max_abs_diff=err, **floors))
+                        max_abs_diff=err, **reads))
 
 
 def fpn_levels(boxes, levels):
@@ -399,7 +399,7 @@ def fpn_levels(boxes, levels):
     return (k.clamp(2, 2 + levels - 1) - 2).to(torch.int64)
 
 
-def run_roialign(row, threads, reps, results):
+def run_roialign(row, threads, reps, results, floors=None):
     """RoIAlign V2 against torchvision's roi_align CPU kernels (torch.ops.torchvision.roi_align /
     _roi_align_backward) on the same tensors: the forward, and for float32 the backward. An _fpn
     row runs four levels, each box on its MultiScaleRoIAlign level, and times the four calls."""
@@ -440,6 +440,18 @@ def run_roialign(row, threads, reps, results):
                         kernel=preps[0].kernel, poolgrad_ms=ms, peer_ms=peer_ms,
                         bytes=sum(nbytes(gy, b, gx) for gy, (_, b, _), gx in zip(gys, calls, gxs)),
                         max_abs_diff=err))
+
+
+class Floors(NamedTuple):
+    """The memory floors a runner may measure beside its rows (bench/copybw.c, through main)."""
+    chunks_ms: object  # (reads, writes, chunks, threads, reps): read and stream-write, chunk by chunk
+    read_ms: object  # (gy, argmax, R, C, bins, block, threads, reps): the RoI backward's read order
+
+
+# Each workload kind's runner (bench/workloads.txt's first column): runner(row, threads, reps,
+# results, floors) appends the row's figures to results.
+RUNNERS = {"maxpool": run_maxpool, "adaptive": run_adaptive, "pool3d": run_pool3d, "adaptive3d": run_adaptive3d,
+           "roi": run_roi, "unpool": run_unpool, "unpool3d": run_unpool, "roialign": run_roialign}
 
 
 def run_layers(threads, reps, results):
@@ -732,6 +744,8 @@ def main():
         return cb.poolgrad_bench_roi_read_ms(gy.data_ptr(), gy.element_size(), am.data_ptr(), r, c, bins,
                                              block, threads, reps)
 
+    floors = Floors(chunks_ms, read_ms)
+
     def copy_gbs(t):
         return cb.poolgrad_bench_copy_gbs(max(4 * l3_bytes(), 256 << 20), t, 10)
 
@@ -741,13 +755,8 @@ def main():
         for t in args.threads:
             torch.set_num_threads(t)
             _ext.set_num_threads(t)
-            runs = [(row, lambda row: run_maxpool(row, t, args.reps, results, chunks_ms)) for row in workloads.MAXPOOL]
-            runs += [(row, lambda row: run_adaptive(row, t, args.reps, results)) for row in workloads.ADAPTIVE]
-            runs += [(row, lambda row: run_pool3d(row, t, args.reps, results)) for row in workloads.POOL3D]
-            runs += [(row, lambda row: run_adaptive3d(row, t, args.reps, results)) for row in workloads.ADAPTIVE3D]
-            runs += [(row, lambda row: run_roi(row, t, args.reps, results, read_ms)) for row in workloads.ROI]
-            runs += [(row, lambda row: run_unpool(row, t, args.reps, results)) for row in workloads.UNPOOL]
-            runs += [(row, lambda row: run_roialign(row, t, args.reps, results)) for row in workloads.ROIALIGN]
+            runs = [(row, lambda row, kind=kind: RUNNERS[kind](row, t, args.reps, results, floors))
+                    for kind, rows in workloads.ROWS.items() for row in rows]
             runs += [(("layers",), lambda row: run_layers(t, args.reps, results))]
             for row, run in runs:
                 if args.only is None or row[0] in args.only:

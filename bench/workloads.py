@@ -64,28 +64,29 @@ def parse(kind, wid, spec):
 
 
 def load(path=FILE):
-    rows = {"maxpool": [], "roi": [], "adaptive": [], "pool3d": [], "adaptive3d": [], "unpool": [], "unpool3d": [],
-            "roialign": []}
+    """Every row by its kind, the kinds in the order the file first names them."""
+    rows = {}
     for line in path.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
             kind, wid, spec = line.split()
-            rows[kind].append(parse(kind, wid, spec))
+            rows.setdefault(kind, []).append(parse(kind, wid, spec))
     return rows
 
 
-_ROWS = load()
+#: Every row by its kind (the file's first column), in the file's order: what compare.py runs.
+ROWS = load()
 # id, (N, C, H, W) (N None: rank-3), kernel, stride, pad, ceil, dilation, dtype, channels_last, mask
-MAXPOOL = _ROWS["maxpool"]
+MAXPOOL = ROWS.get("maxpool", [])
 # id, (N, C, H, W), R, pooled, scale, dtype
-ROI = _ROWS["roi"]
+ROI = ROWS.get("roi", [])
 # id, (N, C, H, W), (Hout, Wout), dtype
-ADAPTIVE = _ROWS["adaptive"]
+ADAPTIVE = ROWS.get("adaptive", [])
 # id, (N, C, D, H, W), kernel, stride, pad, ceil, dtype
-POOL3D = _ROWS["pool3d"]
+POOL3D = ROWS.get("pool3d", [])
 # id, (N, C, D, H, W), (Dout, Hout, Wout), dtype
-ADAPTIVE3D = _ROWS["adaptive3d"]
+ADAPTIVE3D = ROWS.get("adaptive3d", [])
 # id, the unpooled shape (N, C, [D,] H, W), the max pool's kernel, stride, pad, dtype
-UNPOOL = _ROWS["unpool"] + _ROWS["unpool3d"]
+UNPOOL = ROWS.get("unpool", []) + ROWS.get("unpool3d", [])
 # id, (N, C, H, W) (level 0 for _fpn), R, pooled, scale, sampling ratio, aligned, fpn, dtype
-ROIALIGN = _ROWS["roialign"]
+ROIALIGN = ROWS.get("roialign", [])

@@ -28,6 +28,13 @@ def test_every_operator_of_the_descriptors_is_measured():
     assert NOT_MEASURED <= set(BY_API)
 
 
+def test_every_workload_kind_has_its_runner():
+    # compare.py runs bench/workloads.txt's rows by their kind: a kind without a runner would fail
+    # there only after the rows before it had run.
+    import workloads
+    assert set(workloads.ROWS) == set(compare.RUNNERS)
+
+
 def row(op, wid="w", threads=1):
     return dict(op=op, id=wid, threads=threads, dtype="float32", index="int64", kernel="k", poolgrad_ms=1.0,
                 peer_ms=2.0, ratio=2.0, gbs=1.0, roof_fraction=0.5, max_abs_diff=0.0)
