@@ -23,7 +23,16 @@ trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
 mkdir "$work/src" "$work/raw"
 (cd "$root" && git ls-files -z | xargs -0 cp --parents -t "$work/src")
 chmod -R a-w "$work/src"
-"$python" -m pip wheel --quiet --no-deps "$work/src" -w "$work/raw"
+# The build's output kept (pip -v), so that a compiler warning in the extensions is seen: the
+# project builds -Wall -Wextra clean, and a quiet pip would hide one (stop 54 found four that way).
+if ! "$python" -m pip wheel -v --no-deps "$work/src" -w "$work/raw" >"$work/build.log" 2>&1; then
+  tail -n 60 "$work/build.log"
+  exit 1
+fi
+if grep "warning:" "$work/build.log"; then
+  echo "wheel.sh: the extensions' build warned (above); the project builds -Wall -Wextra clean" >&2
+  exit 1
+fi
 PATH="$root/.venv/bin:$PATH" "$root/.venv/bin/auditwheel" repair --exclude 'libtorch*.so' \
   --exclude 'libc10.so' -w "$out" "$work"/raw/*.whl 2>&1 | grep -i "written\|error" || true
 ls "$out"/poolgrad-*manylinux*_"$(uname -m)".whl >/dev/null  # the repair happened
