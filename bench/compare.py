@@ -288,9 +288,22 @@ def run_adaptive3d(row, threads, reps, results, floors=None):
                         max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
 
 
+def gather_lines(idx, plane, itemsize):
+    """How many 64-byte lines of a contiguous gradient of `plane` elements a (n, c) plane hold the
+    target of some index of idx (N, C, ...), each plane's lines counted from its own start: what a
+    gather at idx reads, whatever its order."""
+    per = 64 // itemsize
+    lines = idx.flatten(2).to(torch.int64) // per
+    planes = torch.arange(lines.shape[0] * lines.shape[1]).view(lines.shape[0], lines.shape[1], 1)
+    return int((lines + planes * ((plane + per - 1) // per)).unique().numel())
+
+
 def run_unpool(row, threads, reps, results, floors=None):
     """MaxUnpool against PyTorch's max_unpool2d / 3d on the indices its max pool makes, and the
-    backward against what PyTorch's autograd runs for it (a gather of the gradient at the indices)."""
+    backward against what PyTorch's autograd runs for it (a gather of the gradient at the indices).
+    The backward's bytes are what a gather must move: the indices, the output, and every gradient
+    line that holds a target (`line_fraction` of the gradient: about all of them for 2x2 windows,
+    90% for 2x2x2 ones; docs/max-unpool.md); not one gradient element an output."""
     wid, shape, k, s, p, dtname = row
     spatial = len(shape) - 2
     g = torch.Generator().manual_seed(0)
@@ -320,9 +333,10 @@ def run_unpool(row, threads, reps, results, floors=None):
             prepare("aclnnMaxUnpool3dBackward", gradOutput=gy, self=y, indices=idx, outputSize=size, stride=reserved[0],
                     padding=reserved[1], out=gx))
     peer_ms, ms = paired(peer_bwd, lambda: ok(prep.run()), reps)
+    lines = gather_lines(idx, gy[0, 0].numel(), gy.element_size())
     results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
-                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms,
-                        bytes=nbytes(idx, gx) + nbytes(gx),  # the gathered elements, each read once
+                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=nbytes(idx, gx) + 64 * lines,
+                        line_fraction=64 * lines / nbytes(gy),
                         max_abs_diff=0.0 if torch.equal(gx, ref) else float("nan")))
 
 
@@ -572,6 +586,13 @@ def render(results, bws, probes, out_md, out_png, updates=()):
                          f"{'' if call is None else f'{call:.3f}'} | {r['peer_ms']:.3f} | {r['ratio']:.2f} | "
                          f"{r['gbs']:.1f} | {r['roof_fraction']:.2f} |")
         lines.append("")
+        gathers = [r for r in rows if "line_fraction" in r]
+        if gathers:
+            lines += ["Bytes of these rows: the indices, the output, and every 64-byte line of the gradient "
+                      "that holds some index's target, which a gather at these indices reads whatever its "
+                      "order (one gradient element an output would leave out the rest of each line): " +
+                      ", ".join(f"{r['id']} {r['line_fraction']:.3f}" for r in gathers if r["threads"] == 1) +
+                      " of the gradient's lines (docs/max-unpool.md).", ""]
         mfloors = [r for r in rows if "floor_ms" in r]
         if mfloors:
             lines += ["Memory floors, measured in the same run on the same tensors: `floor ms` only reads "

@@ -8,6 +8,8 @@ import pathlib
 import re
 import sys
 
+import torch
+
 from poolgrad.operators import BY_API, SPECS
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -59,3 +61,12 @@ def test_render_writes_the_report_again_keeping_the_per_call_section(tmp_path):
     text = (tmp_path / "performance.md").read_text()
     assert text.startswith("# Performance") and text.endswith("\n## per_call\n\n| call | us |\n")
     assert text.count("\n## ") == len(SPECS) + 1
+
+
+def test_gather_lines_counts_each_planes_lines_holding_a_target():
+    # Two planes of 40 float32 (three 64-byte lines each, the last one partial): the first plane's
+    # targets lie in lines 0 and 2, the second's in lines 0, 1 and 2; a repeated line counts once.
+    idx = torch.tensor([[[0, 15, 32, 39]], [[1, 16, 17, 35]]]).view(1, 2, 4)
+    assert compare.gather_lines(idx, 40, 4) == 2 + 3
+    # float16: 32 elements a line, so a plane of 40 has two lines.
+    assert compare.gather_lines(idx, 40, 2) == 2 + 2
