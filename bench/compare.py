@@ -97,7 +97,28 @@ def ok(res):
         raise RuntimeError(f"status {st}: {msg}")
 
 
+def measure(results, prep, peer, reps, diff, **fields):
+    """Times prep's phase 2 against peer in alternating blocks (paired) and appends the row: its
+    operator (prep.op), kernel and both times, the runner's fields (id, threads, dtype, index,
+    bytes, ...), and diff() as max_abs_diff, read after the timed runs wrote the outputs."""
+    peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
+    results.append(dict(op=prep.op, kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, **fields))
+    results[-1]["max_abs_diff"] = diff()
+    return results[-1]
+
+
+def equal(*pairs):
+    """The max_abs_diff of outputs that must equal the peer's bit for bit: 0, or NaN if one differs."""
+    return 0.0 if all(torch.equal(a, b) for a, b in pairs) else float("nan")
+
+
+def max_diff(a, b):
+    return (a.float() - b.float()).abs().max().item()
+
+
 def run_maxpool(row, threads, reps, results, floors=None):
+    """2-D max pooling against PyTorch's max_pool2d_with_indices and its backward (with int32 and
+    int64 indices), each row with its memory floor; a _mask row runs the Mask pair (run_mask)."""
     wid, shape, k, s, p, ceil, d, dtname, cl, mask = row
     if mask:
         return run_mask(row, threads, reps, results, floors)
@@ -118,13 +139,11 @@ def run_maxpool(row, threads, reps, results, floors=None):
     # The kernels' chunks: images for channels-last, planes otherwise.
     chunks = x.shape[0] if cl else x.numel() // (x.shape[-1] * x.shape[-2])
 
-    def floor(row, reads, writes):
+    def floor(r, reads, writes):
         """The memory floor of a row: reading its inputs and streaming its outputs once, chunk by
         chunk, on the same threads (bench/copybw.c)."""
-        if floors is None:
-            return
-        ms = floors.chunks_ms(reads, [torch.empty_like(t) for t in writes], chunks, threads, reps)
-        row.update(floor_ms=ms)
+        if floors is not None:
+            r.update(floor_ms=floors.chunks_ms(reads, [torch.empty_like(t) for t in writes], chunks, threads, reps))
 
     def peer_bwd():
         return torch.ops.aten.max_pool2d_with_indices_backward(gy, x, K, S, P, D, ceil, idx)
@@ -132,33 +151,22 @@ def run_maxpool(row, threads, reps, results, floors=None):
     ref = peer_bwd()
     for itype, ind in (("int32", idx32), ("int64", idx)):
         gx = torch.empty_like(x)
-        prep = prepare("aclnnMaxPool2dWithIndicesBackward", gradOutput=gy, self=x, indices=ind, kernelSize=K, stride=S,
-                       padding=P, dilation=D, ceilMode=ceil, gradInput=gx)
-        kern = lambda: ok(prep.run())  # noqa: E731
-        call = lambda: run_api("aclnnMaxPool2dWithIndicesBackward", gradOutput=gy, self=x, indices=ind,  # noqa: E731
-                               kernelSize=K, stride=S, padding=P, dilation=D, ceilMode=ceil, gradInput=gx)
-        peer_ms, ms = paired(peer_bwd, kern, reps)
-        call_ms = timeit(call, reps) * 1e3
-        err = (gx.float() - ref.float()).abs().max().item()
-        b = nbytes(gy, ind, gx)
-        results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index=itype,
-                            kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
-                            bytes=b,
-                            max_abs_diff=err))
-        floor(results[-1], [gy, ind], [gx])
+        args = dict(gradOutput=gy, self=x, indices=ind, kernelSize=K, stride=S, padding=P, dilation=D, ceilMode=ceil,
+                    gradInput=gx)
+        prep = prepare("aclnnMaxPool2dWithIndicesBackward", **args)
+        r = measure(results, prep, peer_bwd, reps, lambda: max_diff(gx, ref), id=wid, threads=threads, dtype=dtname,
+                    index=itype, bytes=nbytes(gy, ind, gx))
+        r["poolgrad_call_ms"] = timeit(lambda: run_api("aclnnMaxPool2dWithIndicesBackward", **args), reps) * 1e3
+        floor(r, [gy, ind], [gx])
         del prep
     # forward (int64 indices as PyTorch)
     o2, i2 = torch.empty_like(out), torch.empty_like(idx)
     prep = prepare("aclnnMaxPool2dWithIndices", self=x, kernelSize=K, stride=S, padding=P, dilation=D, ceilMode=ceil,
                    out=o2, indices=i2)
-    peer_f, ms = paired(lambda: torch.ops.aten.max_pool2d_with_indices(x, K, S, P, D, ceil),
-                        lambda: ok(prep.run()), reps)
-    same = torch.equal(i2, idx) and torch.equal(o2, out)
-    b = nbytes(x, o2, i2)
-    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
-                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
-                        max_abs_diff=0.0 if same else float("nan")))
-    floor(results[-1], [x], [o2, i2])
+    r = measure(results, prep, lambda: torch.ops.aten.max_pool2d_with_indices(x, K, S, P, D, ceil), reps,
+                lambda: equal((i2, idx), (o2, out)), id=wid, threads=threads, dtype=dtname, index="int64",
+                bytes=nbytes(x, o2, i2))
+    floor(r, [x], [o2, i2])
 
 
 def run_mask(row, threads, reps, results, floors=None):
@@ -177,56 +185,49 @@ def run_mask(row, threads, reps, results, floors=None):
     try:
         prep = prepare("aclnnMaxPool2dWithMask", self=x, kernelSize=K, stride=S, padding=P, dilation=D, ceilMode=ceil,
                        out=o2, indices=mask)
-        peer_f, ms = paired(lambda: torch.ops.aten.max_pool2d_with_indices(x, K, S, P, D, ceil),
-                            lambda: ok(prep.run()), reps)
-        b = nbytes(x, o2, mask)
-        results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="mask",
-                            kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
-                            max_abs_diff=0.0 if torch.equal(o2, out) else float("nan")))
+        measure(results, prep, lambda: torch.ops.aten.max_pool2d_with_indices(x, K, S, P, D, ceil), reps,
+                lambda: equal((o2, out)), id=wid, threads=threads, dtype=dtname, index="mask",
+                bytes=nbytes(x, o2, mask))
         gx = torch.empty_like(x)
-        prep = prepare("aclnnMaxPool2dWithMaskBackward", gradOutput=gy, self=x, indices=mask, kernelSize=K, stride=S,
-                       padding=P, dilation=D, ceilMode=ceil, gradInput=gx)
+        args = dict(gradOutput=gy, self=x, indices=mask, kernelSize=K, stride=S, padding=P, dilation=D, ceilMode=ceil,
+                    gradInput=gx)
+        prep = prepare("aclnnMaxPool2dWithMaskBackward", **args)
         peer = lambda: torch.ops.aten.max_pool2d_with_indices_backward(gy, x, K, S, P, D, ceil, idx)  # noqa: E731
         ref = peer()
-        peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
-        call_ms = timeit(lambda: run_api("aclnnMaxPool2dWithMaskBackward", gradOutput=gy, self=x, indices=mask,
-                                          kernelSize=K, stride=S, padding=P, dilation=D, ceilMode=ceil,
-                                          gradInput=gx), reps) * 1e3
-        b = nbytes(gy, mask, gx)
-        results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="mask",
-                            kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
-                            bytes=b,
-                            max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
+        r = measure(results, prep, peer, reps, lambda: max_diff(gx, ref), id=wid, threads=threads, dtype=dtname,
+                    index="mask", bytes=nbytes(gy, mask, gx))
+        r["poolgrad_call_ms"] = timeit(lambda: run_api("aclnnMaxPool2dWithMaskBackward", **args), reps) * 1e3
     finally:
         ok(_ext.set_product("Ascend950"))
 
 
 def run_adaptive(row, threads, reps, results, floors=None):
-    """Adaptive max pooling against PyTorch's adaptive_max_pool2d and its backward (the backward
-    under the Ascend910B profile, where CANN documents it)."""
+    """Adaptive max pooling, 2-D or 3-D (as many dims as the output size), against PyTorch's
+    adaptive_max_pool2d / 3d and their backwards (the 2-D backward under the Ascend910B profile,
+    where CANN documents it)."""
     wid, shape, size, dtname = row
+    size = list(size)
+    aten = torch.ops.aten
+    fwd, bwd = ((aten.adaptive_max_pool2d, aten.adaptive_max_pool2d_backward) if len(size) == 2 else
+                (aten.adaptive_max_pool3d, aten.adaptive_max_pool3d_backward))
     g = torch.Generator().manual_seed(0)
     x = torch.randn(shape, generator=g).to(tdtype(dtname))
-    out, idx = torch.ops.aten.adaptive_max_pool2d(x, list(size))
+    out, idx = fwd(x, size)
     o2, i2 = torch.empty_like(out), torch.empty_like(idx)
-    prep = prepare("aclnnAdaptiveMaxPool2d", self=x, outputSize=list(size), outputOut=o2, indicesOut=i2)
-    peer_f, ms = paired(lambda: torch.ops.aten.adaptive_max_pool2d(x, list(size)), lambda: ok(prep.run()), reps)
-    b = nbytes(x, o2, i2)
-    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
-                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
-                        max_abs_diff=0.0 if torch.equal(o2, out) and torch.equal(i2, idx) else float("nan")))
+    prep = prepare("aclnnAdaptiveMaxPool2d" if len(size) == 2 else "aclnnAdaptiveMaxPool3d", self=x, outputSize=size,
+                   outputOut=o2, indicesOut=i2)
+    measure(results, prep, lambda: fwd(x, size), reps, lambda: equal((o2, out), (i2, idx)), id=wid, threads=threads,
+            dtype=dtname, index="int64", bytes=nbytes(x, o2, i2))
     gy = torch.randn(out.shape, generator=g).to(x.dtype)
     gx = torch.empty_like(x)
-    ok(_ext.set_product("Ascend910B"))
+    ok(_ext.set_product("Ascend910B" if len(size) == 2 else "Ascend950"))
     try:
-        prep = prepare("aclnnAdaptiveMaxPool2dBackward", gradOutput=gy, self=x, indices=idx, gradInput=gx)
-        peer = lambda: torch.ops.aten.adaptive_max_pool2d_backward(gy, x, idx)  # noqa: E731
+        prep = prepare("aclnnAdaptiveMaxPool2dBackward" if len(size) == 2 else "aclnnAdaptiveMaxPool3dBackward",
+                       gradOutput=gy, self=x, indices=idx, gradInput=gx)
+        peer = lambda: bwd(gy, x, idx)  # noqa: E731
         ref = peer()
-        peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
-        b = nbytes(gy, idx, gx)
-        results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
-                            kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=b,
-                            max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
+        measure(results, prep, peer, reps, lambda: max_diff(gx, ref), id=wid, threads=threads, dtype=dtname,
+                index="int64", bytes=nbytes(gy, idx, gx))
     finally:
         ok(_ext.set_product("Ascend950"))
 
@@ -242,12 +243,9 @@ def run_pool3d(row, threads, reps, results, floors=None):
     o2, i2 = torch.empty_like(out), torch.empty_like(idx)
     prep = prepare("aclnnMaxPool3dWithArgmax", self=x, kernelSize=K, stride=S, padding=P, dilation=D, ceilMode=ceil,
                    out=o2, indices=i2)
-    peer_f, ms = paired(lambda: torch.ops.aten.max_pool3d_with_indices(x, K, S, P, D, ceil),
-                        lambda: ok(prep.run()), reps)
-    b = nbytes(x, o2, i2)
-    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
-                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
-                        max_abs_diff=0.0 if torch.equal(o2, out) and torch.equal(i2, idx) else float("nan")))
+    measure(results, prep, lambda: torch.ops.aten.max_pool3d_with_indices(x, K, S, P, D, ceil), reps,
+            lambda: equal((o2, out), (i2, idx)), id=wid, threads=threads, dtype=dtname, index="int64",
+            bytes=nbytes(x, o2, i2))
     gy = torch.randn(out.shape, generator=g).to(x.dtype)
     peer = lambda: torch.ops.aten.max_pool3d_with_indices_backward(gy, x, K, S, P, D, ceil, idx)  # noqa: E731
     ref = peer()
@@ -255,37 +253,9 @@ def run_pool3d(row, threads, reps, results, floors=None):
         gx = torch.empty_like(x)
         prep = prepare("aclnnMaxPool3dWithArgmaxBackward", gradOutput=gy, self=x, indices=ind, kernelSize=K, stride=S,
                        padding=P, dilation=D, ceilMode=ceil, gradInput=gx)
-        peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
-        b = nbytes(gy, ind, gx)
-        results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index=itype,
-                            kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=b,
-                            max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
+        measure(results, prep, peer, reps, lambda: max_diff(gx, ref), id=wid, threads=threads, dtype=dtname,
+                index=itype, bytes=nbytes(gy, ind, gx))
         del prep
-
-
-def run_adaptive3d(row, threads, reps, results, floors=None):
-    """Adaptive 3-D max pooling against PyTorch's adaptive_max_pool3d and its backward."""
-    wid, shape, size, dtname = row
-    g = torch.Generator().manual_seed(0)
-    x = torch.randn(shape, generator=g).to(tdtype(dtname))
-    out, idx = torch.ops.aten.adaptive_max_pool3d(x, list(size))
-    o2, i2 = torch.empty_like(out), torch.empty_like(idx)
-    prep = prepare("aclnnAdaptiveMaxPool3d", self=x, outputSize=list(size), outputOut=o2, indicesOut=i2)
-    peer_f, ms = paired(lambda: torch.ops.aten.adaptive_max_pool3d(x, list(size)), lambda: ok(prep.run()), reps)
-    b = nbytes(x, o2, i2)
-    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
-                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_f, bytes=b,
-                        max_abs_diff=0.0 if torch.equal(o2, out) and torch.equal(i2, idx) else float("nan")))
-    gy = torch.randn(out.shape, generator=g).to(x.dtype)
-    gx = torch.empty_like(x)
-    prep = prepare("aclnnAdaptiveMaxPool3dBackward", gradOutput=gy, self=x, indices=idx, gradInput=gx)
-    peer = lambda: torch.ops.aten.adaptive_max_pool3d_backward(gy, x, idx)  # noqa: E731
-    ref = peer()
-    peer_ms, ms = paired(peer, lambda: ok(prep.run()), reps)
-    b = nbytes(gy, idx, gx)
-    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
-                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=b,
-                        max_abs_diff=(gx.float() - ref.float()).abs().max().item()))
 
 
 def gather_lines(idx, plane, itemsize):
@@ -319,10 +289,8 @@ def run_unpool(row, threads, reps, results, floors=None):
     prep = (prepare("aclnnMaxUnpool2d", self=y, indices=idx, outputSize=size, out=out) if spatial == 2 else
             prepare("aclnnMaxUnpool3d", self=y, indices=idx, outputSize=size, stride=reserved[0], padding=reserved[1],
                     outRef=out))
-    peer_ms, ms = paired(peer_fwd, lambda: ok(prep.run()), reps)
-    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
-                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=nbytes(y, idx, out),
-                        max_abs_diff=0.0 if torch.equal(out, want) else float("nan")))
+    measure(results, prep, peer_fwd, reps, lambda: equal((out, want)), id=wid, threads=threads, dtype=dtname,
+            index="int64", bytes=nbytes(y, idx, out))
     del prep
     gy = torch.randn(want.shape, generator=g).to(y.dtype)
     peer_bwd = lambda: gy.flatten(2).gather(-1, idx.flatten(2)).view(idx.shape)  # noqa: E731
@@ -332,12 +300,9 @@ def run_unpool(row, threads, reps, results, floors=None):
             if spatial == 2 else
             prepare("aclnnMaxUnpool3dBackward", gradOutput=gy, self=y, indices=idx, outputSize=size, stride=reserved[0],
                     padding=reserved[1], out=gx))
-    peer_ms, ms = paired(peer_bwd, lambda: ok(prep.run()), reps)
     lines = gather_lines(idx, gy[0, 0].numel(), gy.element_size())
-    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int64",
-                        kernel=prep.kernel, poolgrad_ms=ms, peer_ms=peer_ms, bytes=nbytes(idx, gx) + 64 * lines,
-                        line_fraction=64 * lines / nbytes(gy),
-                        max_abs_diff=0.0 if torch.equal(gx, ref) else float("nan")))
+    measure(results, prep, peer_bwd, reps, lambda: equal((gx, ref)), id=wid, threads=threads, dtype=dtname,
+            index="int64", bytes=nbytes(idx, gx) + 64 * lines, line_fraction=64 * lines / nbytes(gy))
 
 
 def make_rois(g, n, h, w, r, scale):
@@ -371,38 +336,27 @@ def run_roi(row, threads, reps, results, floors=None):
     am = torch.empty((r, c, pooled, pooled), dtype=torch.int32)
     prep = prepare("aclnnRoiPoolingWithArgMax", x=x, rois=rois, pooled_h=pooled, pooled_w=pooled, spatial_scale_h=scale,
                    spatial_scale_w=scale, y=y, argmax=am)
-    peer_f, fwd_ms = paired(lambda: torch.ops.torchvision.roi_pool(x, rois, scale, pooled, pooled),
-                            lambda: ok(prep.run()), reps)
-    b = nbytes(x, rois, y, am)
-    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int32",
-                        kernel=prep.kernel, poolgrad_ms=fwd_ms, peer_ms=peer_f, bytes=b, max_abs_diff=float("nan")))
+    # No difference: CANN's RoI geometry is not torchvision's (docs/roi-pooling.md).
+    measure(results, prep, lambda: torch.ops.torchvision.roi_pool(x, rois, scale, pooled, pooled), reps,
+            lambda: float("nan"), id=wid, threads=threads, dtype=dtname, index="int32", bytes=nbytes(x, rois, y, am))
     del prep
     gy = torch.randn(y.shape, generator=g).to(dt)
     gx = torch.empty_like(x)
-    prep = prepare("aclnnRoiPoolingGradWithArgMax", gradOutput=gy, gradInputRef=gx, rois=rois, argmax=am, pooledH=pooled,
-                   pooledW=pooled, spatialScale=scale)
-    kern = lambda: ok(prep.run())  # noqa: E731
-    call = lambda: run_api("aclnnRoiPoolingGradWithArgMax", gradOutput=gy, gradInputRef=gx, rois=rois,  # noqa: E731
-                           argmax=am, pooledH=pooled, pooledW=pooled, spatialScale=scale)
+    args = dict(gradOutput=gy, gradInputRef=gx, rois=rois, argmax=am, pooledH=pooled, pooledW=pooled,
+                spatialScale=scale)
+    prep = prepare("aclnnRoiPoolingGradWithArgMax", **args)
     # torchvision's backward takes float gradients of the input dtype.
     peer = lambda: torch.ops.torchvision._roi_pool_backward(gy, rois, am, scale, pooled, pooled, n, c, h, w)  # noqa: E731
     ref = peer()
-    peer_ms, ms = paired(peer, kern, reps)
-    call_ms = timeit(call, reps) * 1e3
-    err = (gx.float() - ref.float()).abs().max().item()
-    b = nbytes(gy, am, rois, gx)
-    reads = {}
+    res = measure(results, prep, peer, reps, lambda: max_diff(gx, ref), id=wid, threads=threads, dtype=dtname,
+                  index="int32", bytes=nbytes(gy, am, rois, gx))
+    res["poolgrad_call_ms"] = timeit(lambda: run_api("aclnnRoiPoolingGradWithArgMax", **args), reps) * 1e3
     if floors is not None:
         # Only reading gradOutput and argmax, in the kernel's order and in one sequential pass.
         bins = pooled * pooled
         cb = kernel_channel_block(n, c, h, w, threads)
-        reads = dict(channel_block=cb,
-                     read_floor_ms=floors.read_ms(gy, am, r, c, bins, cb, threads, reps),
-                     seq_read_ms=floors.read_ms(gy, am, r, c, bins, c, threads, reps))
-    results.append(dict(op=prep.op, id=wid, threads=threads, dtype=dtname, index="int32",
-                        kernel=prep.kernel, poolgrad_ms=ms, poolgrad_call_ms=call_ms, peer_ms=peer_ms,
-                        bytes=b,
-                        max_abs_diff=err, **reads))
+        res.update(channel_block=cb, read_floor_ms=floors.read_ms(gy, am, r, c, bins, cb, threads, reps),
+                   seq_read_ms=floors.read_ms(gy, am, r, c, bins, c, threads, reps))
 
 
 def fpn_levels(boxes, levels):
@@ -464,7 +418,7 @@ class Floors(NamedTuple):
 
 # Each workload kind's runner (bench/workloads.txt's first column): runner(row, threads, reps,
 # results, floors) appends the row's figures to results.
-RUNNERS = {"maxpool": run_maxpool, "adaptive": run_adaptive, "pool3d": run_pool3d, "adaptive3d": run_adaptive3d,
+RUNNERS = {"maxpool": run_maxpool, "adaptive": run_adaptive, "pool3d": run_pool3d, "adaptive3d": run_adaptive,
            "roi": run_roi, "unpool": run_unpool, "unpool3d": run_unpool, "roialign": run_roialign}
 
 
