@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 """poolgrad against PyTorch / torchvision, in one process, on the same tensors and thread counts.
 
-Writes docs/performance.json, docs/performance.md and docs/performance.png.
+Writes docs/performance.json, and docs/performance.md and docs/performance.png from it (bench/report.py).
 Usage: .venv/bin/python bench/compare.py --build build [--threads 1 2] [--only ID ...] [--reps 10]
+
+Most of its length is the runners, one per family of workloads (RUNNERS): what only that family
+knows (realistic inputs, the peer's call, the byte model, the memory floors) around one shared
+measure(); the report's layout is bench/report.py's.
 """
 import argparse
 import platform
@@ -21,7 +25,7 @@ import torchvision  # noqa: F401  (registers torch.ops.torchvision)
 
 import poolgrad
 from poolgrad import _ext  # the package's own binding: threads and the product profile
-from poolgrad.operators import BY_API, SPECS
+from poolgrad.operators import BY_API
 
 # Every aclnn API called whole by its header's parameter names (phases 1 and 2, raising
 # PoolgradError on a refusal); prepare (below) runs phase 1 alone.
@@ -31,7 +35,7 @@ run_api = poolgrad._run
 class Prepared(NamedTuple):
     run: object  # the executor's phase 2 (the figure the report times)
     kernel: str  # the kernel phase 1 chose
-    op: str  # the operator's name in the descriptors: the row's section of the report (render)
+    op: str  # the operator's name in the descriptors: the row's section of the report (report.py)
 
 
 def prepare(api, /, **args):
@@ -42,11 +46,12 @@ def prepare(api, /, **args):
 
 sys.path.insert(0, os.path.dirname(__file__))
 import workloads  # noqa: E402
+from report import LAYERS, METHOD, derive, render  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-WARM_S = 0.05
+WARM_S = METHOD["warm_s"]
 
 
 def timeit(fn, reps, warmup=2):
@@ -69,7 +74,7 @@ def timeit(fn, reps, warmup=2):
     return statistics.median(ts)
 
 
-ROUNDS = 3
+ROUNDS = METHOD["rounds"]
 
 
 def paired(peer, mine, reps):
@@ -480,137 +485,7 @@ def l3_bytes():
     return 32 << 20
 
 
-def update_rows(rows):
-    """'overlap-3x3 (1, 2 threads), segnet-decoder (2 threads)' from [id, threads] pairs."""
-    by = {}
-    for wid, t in rows:
-        by.setdefault(wid, []).append(t)
-    return ", ".join(f"{wid} ({', '.join(str(t) for t in sorted(ts))} thread{'s' if ts != [1] else ''})"
-                     for wid, ts in sorted(by.items()))
-
-
-LAYERS = "layer_forward_backward"  # run_layers' rows: poolgrad.torch's layers, not one operator
-
-
-def sections(results):
-    """The report's sections as (op, heading): one per operator of the descriptors, in their order
-    (python/poolgrad/operators.json), then the layers; an op no descriptor names (a row of an
-    older report) gets a section of its own at the end rather than being left out."""
-    known = [(s.name, f"{s.name} ({s.aclnn})") for s in SPECS.values()] + [(LAYERS, "layers: forward + backward")]
-    names = {op for op, _ in known}
-    return known + [(op, op) for op in sorted({r["op"] for r in results} - names)]
-
-
-def render(results, bws, probes, out_md, out_png, updates=()):
-    lines = ["# Performance", "",
-             "poolgrad against its peers (PyTorch for max pooling, torchvision for RoI pooling), "
-             "measured in one process on the same tensors and thread counts by `bench/compare.py` "
-             "(regenerate with `bash scripts/bench.sh`). Times are medians of the timed runs after "
-             f"a 0.2 s pause and at least 2 warm-up calls lasting {WARM_S * 1e3:.0f} ms, in alternating peer / poolgrad blocks (the fastest of {ROUNDS} blocks each, so that "
-             "both sides sample the same stretch of this VM's drift), and each figure the fastest of "
-             f"{PASSES} passes over all rows (this VM's slow stretches outlast one row's blocks); `ratio` is peer time / poolgrad time (phase 2 only: the kernel); `call ms` "
-             "is phase 1 + phase 2. `roof` is achieved GB/s over the copy bandwidth measured in the "
-             "same run with the same thread count (below).", "",
-             f"Host: {platform.machine()}, ISA level: "
-             f"{os.environ.get('POOLGRAD_CPU_CAPABILITY') or 'the best the host has'}. No aarch64 host has run "
-             "this report yet: what each kernel's NEON path does per output (vector width, loads and "
-             "stores) and its expected ratio to the portable path are in docs/aarch64.md, and "
-             "`bash scripts/bench.sh` writes this report there unchanged.", ""]
-    lines.append("Copy bandwidth (the median of the probes taken before each row, each the best of 10 copies of "
-                 "256 MB; their range in brackets): " + ", ".join(
-                     f"{t} thread(s) {bw:.1f} GB/s ({min(probes.get(t, [bw])):.1f}-{max(probes.get(t, [bw])):.1f}, "
-                     f"{len(probes.get(t, [bw]))} probes)" for t, bw in sorted(bws.items())))
-    for u in updates:
-        lines.append("")
-        lines.append(f"Rows measured again on {u['date']} (`--update`, host {u.get('cpu', 'not recorded')}): "
-                     f"{update_rows(u['rows'])}; their roof is "
-                     "against that run's copy bandwidth, " + ", ".join(
-                         f"{t} thread(s) {bw:.1f} GB/s" for t, bw in sorted(u["bandwidth_gbs"].items())) + ".")
-    lines.append("")
-    for op, title in sections(results):
-        rows = [r for r in results if r["op"] == op]
-        if not rows:
-            continue
-        lines += [f"## {title}", "",
-                  "| id | threads | dtype | index | poolgrad ms | call ms | peer ms | ratio | GB/s | roof |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
-        for r in rows:
-            call = r.get("poolgrad_call_ms")
-            lines.append(f"| {r['id']} | {r['threads']} | {r['dtype']} | {r['index']} | {r['poolgrad_ms']:.3f} | "
-                         f"{'' if call is None else f'{call:.3f}'} | {r['peer_ms']:.3f} | {r['ratio']:.2f} | "
-                         f"{r['gbs']:.1f} | {r['roof_fraction']:.2f} |")
-        lines.append("")
-        gathers = [r for r in rows if "line_fraction" in r]
-        if gathers:
-            lines += ["Bytes of these rows: the indices, the output, and every 64-byte line of the gradient "
-                      "that holds some index's target, which a gather at these indices reads whatever its "
-                      "order (one gradient element an output would leave out the rest of each line): " +
-                      ", ".join(f"{r['id']} {r['line_fraction']:.3f}" for r in gathers if r["threads"] == 1) +
-                      " of the gradient's lines (docs/max-unpool.md).", ""]
-        mfloors = [r for r in rows if "floor_ms" in r]
-        if mfloors:
-            lines += ["Memory floors, measured in the same run on the same tensors: `floor ms` only reads "
-                      "the inputs and writes the outputs once (streaming stores of a counter: lines of "
-                      "zeros go to this machine's memory twice as fast as other data), chunk by chunk (planes; "
-                      "images for channels-last) split over the same threads, with no compute "
-                      "(bench/copybw.c); `of floor` = floor ms / poolgrad ms; `floor roof` is the roof "
-                      "fraction the floor itself reaches: what this traffic gets from this machine's "
-                      "memory, against the copy's one read and one write stream. The floor is a memory "
-                      "figure only where the row's data is past the 32 MB L3 (the ResNet, VGG and "
-                      "Inception rows); smaller rows (overlap-s1, chw-single, dilated) read it from "
-                      "cache, and the 14x14 planes of small-planes are too small for the floor's "
-                      "per-chunk loop.", "",
-                      "| id | threads | dtype | index | poolgrad ms | floor ms | of floor | floor roof |",
-                      "|---|---|---|---|---|---|---|---|"]
-            for r in mfloors:
-                lines.append(f"| {r['id']} | {r['threads']} | {r['dtype']} | {r['index']} | {r['poolgrad_ms']:.3f} | "
-                             f"{r['floor_ms']:.3f} | {r['floor_fraction']:.2f} | {r['floor_roof']:.2f} |")
-            lines.append("")
-        floors = [r for r in rows if "read_floor_ms" in r]
-        if floors:
-            lines += ["Read floors of the RoI backward, measured in the same run on the same tensors: "
-                      "`order ms` only reads gradOutput and argmax in the kernel's order (for each "
-                      "block of `cb` channels, whose float32 accumulators stay in L2, every ROI's "
-                      "`cb` x bins values), `seq ms` reads them in one sequential pass (which would "
-                      "need every channel's accumulator live: C x H x W x 4 bytes). `best ratio` = "
-                      "peer ms / order ms: the ratio no kernel reading in that order can pass.", "",
-                      "| id | threads | cb | poolgrad ms | order ms | seq ms | best ratio |",
-                      "|---|---|---|---|---|---|---|"]
-            for r in floors:
-                lines.append(f"| {r['id']} | {r['threads']} | {r['channel_block']} | {r['poolgrad_ms']:.3f} | "
-                             f"{r['read_floor_ms']:.3f} | {r['seq_read_ms']:.3f} | {r['floor_ratio']:.2f} |")
-            lines.append("")
-    pathlib.Path(out_md).write_text("\n".join(lines) + "\n")
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib missing: no plot")
-        return
-    ops = [op for op in ("max-pool2d-backward", "roi-pool-backward") if any(r["op"] == op for r in results)]
-    if not ops:
-        return
-    fig, axes = plt.subplots(len(ops), 1, figsize=(12, 4.5 * len(ops)), squeeze=False)
-    for ax, op in zip(axes[:, 0], ops):
-        rows = [r for r in results if r["op"] == op and r["threads"] == max(bws) and r["index"] in ("int32",)]
-        labels = [f"{r['id']}" for r in rows]
-        xs = range(len(rows))
-        pg_gbs = [r["gbs"] for r in rows]
-        peer_gbs = [r["gbs"] * r["poolgrad_ms"] / r["peer_ms"] for r in rows]
-        ax.bar([i - 0.2 for i in xs], pg_gbs, 0.4, label="poolgrad")
-        ax.bar([i + 0.2 for i in xs], peer_gbs, 0.4, label="PyTorch" if op.startswith("max") else "torchvision")
-        ax.axhline(bws[max(bws)], color="k", linestyle="--", label=f"copy roof ({bws[max(bws)]:.1f} GB/s)")
-        ax.set_xticks(list(xs))
-        ax.set_xticklabels(labels, rotation=20, ha="right")
-        ax.set_ylabel("GB/s (bytes moved / time)")
-        ax.set_title(f"{op}, {max(bws)} threads")
-        ax.legend()
-    fig.tight_layout()
-    fig.savefig(out_png, dpi=80)
-
-
-PASSES = 2
+PASSES = METHOD["passes"]
 
 
 def row_key(r):
@@ -640,37 +515,10 @@ def merge(passes):
     return list(merged.values()), probes
 
 
-def derive(r, bw):
-    """The figures computed from a row's times, its bytes and the copy bandwidth `bw` (GB/s)."""
-    r["ratio"] = r["peer_ms"] / r["poolgrad_ms"]
-    b = r.get("bytes", float("nan"))
-    r["gbs"] = b / r["poolgrad_ms"] / 1e6
-    r["roof_fraction"] = r["gbs"] / bw
-    if "floor_ms" in r:  # the floor moves the row's own bytes
-        r["floor_fraction"] = r["floor_ms"] / r["poolgrad_ms"]
-        r["floor_roof"] = b / r["floor_ms"] / 1e6 / bw
-    if "read_floor_ms" in r:
-        r["floor_ratio"] = r["peer_ms"] / r["read_floor_ms"]
-    return r
-
-
 def show(r):
     print(f"  {r['op']:22s} {r['id']:22s} {r['dtype']:8s} {r['index']:5s}: poolgrad {r['poolgrad_ms']:8.3f} ms "
           f"peer {r['peer_ms']:8.3f} ms ratio {r['ratio']:5.2f} roof {r['roof_fraction']:.2f} "
           f"diff {r['max_abs_diff']:.3g}", flush=True)
-
-
-def rerender(out):
-    """--render: the report of out/performance.json written again, its figures as they are."""
-    report = json.loads((out / "performance.json").read_text())
-    md = out / "performance.md"
-    per_call = md.read_text().partition("\n## per_call")[1:] if md.exists() else ("", "")
-    render(report["results"], {int(t): b for t, b in report["bandwidth_gbs"].items()},
-           {int(t): p for t, p in report.get("bandwidth_probes_gbs", {}).items()}, md, out / "performance.png",
-           report.get("updates", []))
-    if per_call[0]:
-        md.write_text(md.read_text() + "".join(per_call))
-    print("wrote", md, out / "performance.png")
 
 
 def main():
@@ -686,12 +534,7 @@ def main():
     ap.add_argument("--update", action="store_true",
                     help="replace only the rows measured now in the existing report (same op, id, threads, "
                          "index), keeping its copy bandwidths (the other rows' roofs were computed with them)")
-    ap.add_argument("--render", action="store_true",
-                    help="write performance.md and .png again from performance.json, measuring nothing (after a "
-                         "change to the report's layout); the per-call section scripts/bench.sh appends is kept")
     args = ap.parse_args()
-    if args.render:
-        return rerender(pathlib.Path(args.out))
     globals()["ROUNDS"] = max(1, args.rounds)
     globals()["PASSES"] = max(1, args.passes)
     cb = ctypes.CDLL(os.path.join(args.build, "bench", "libpoolgrad_copybw.so"))
@@ -767,9 +610,10 @@ def main():
                                                             cpu=host_cpu(), bandwidth_gbs=bws)]
         bws, probes = base, {int(t): p for t, p in old.get("bandwidth_probes_gbs", {}).items()}
         results = kept + results
+    method = dict(warm_s=WARM_S, rounds=ROUNDS, passes=PASSES)
     (out / "performance.json").write_text(json.dumps(dict(bandwidth_gbs=bws, bandwidth_probes_gbs=probes,
-                                                          updates=updates, results=results), indent=1))
-    render(results, bws, probes, out / "performance.md", out / "performance.png", updates)
+                                                          method=method, updates=updates, results=results), indent=1))
+    render(results, bws, probes, out / "performance.md", out / "performance.png", updates, method)
     print("wrote", out / "performance.md", out / "performance.png", out / "performance.json")
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""bench/compare.py's wiring to the operator descriptors: every operator of
+"""bench/compare.py's and bench/report.py's wiring to the operator descriptors: every operator of
 python/poolgrad/operators.json is measured (or named here with the reason it is not), and the
 report has a section per operator in the descriptors' order, so that a new operator's rows can
 neither be missing from the benchmark unnoticed nor be left out of the report."""
@@ -14,6 +14,7 @@ from poolgrad.operators import BY_API, SPECS
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 import compare  # noqa: E402
+import report  # noqa: E402
 
 # The APIs the benchmark does not measure, and why.
 NOT_MEASURED = {
@@ -72,9 +73,9 @@ def row(op, wid="w", threads=1):
 def test_report_has_a_section_per_operator_in_the_descriptors_order(tmp_path):
     names = [s.name for s in SPECS.values()]
     # Rows in another order than the descriptors', one of an op no descriptor names (an older report's).
-    results = [row(names[3]), row("retired_op"), row(names[0]), row(compare.LAYERS), row(names[1], threads=2)]
+    results = [row(names[3]), row("retired_op"), row(names[0]), row(report.LAYERS), row(names[1], threads=2)]
     md = tmp_path / "performance.md"
-    compare.render(results, {1: 10.0, 2: 20.0}, {1: [10.0], 2: [20.0]}, md, tmp_path / "p.png")
+    report.render(results, {1: 10.0, 2: 20.0}, {1: [10.0], 2: [20.0]}, md, tmp_path / "p.png")
     headings = [line[3:] for line in md.read_text().splitlines() if line.startswith("## ")]
     want = [f"{SPECS[n].name} ({SPECS[n].aclnn})" for n in (names[0], names[1], names[3])]
     assert headings == want + ["layers: forward + backward", "retired_op"]
@@ -84,7 +85,7 @@ def test_render_writes_the_report_again_keeping_the_per_call_section(tmp_path):
     results = [row(s.name) for s in SPECS.values()]
     (tmp_path / "performance.json").write_text(json.dumps(dict(bandwidth_gbs={"1": 10.0}, results=results)))
     (tmp_path / "performance.md").write_text("# old\n\n## per_call\n\n| call | us |\n")
-    compare.rerender(tmp_path)
+    report.rerender(tmp_path)
     text = (tmp_path / "performance.md").read_text()
     assert text.startswith("# Performance") and text.endswith("\n## per_call\n\n| call | us |\n")
     assert text.count("\n## ") == len(SPECS) + 1
