@@ -25,7 +25,7 @@ inline c10::TypedOperatorHandle<Sig> op(const char *name) {
 // node costs about a microsecond, a third of a small call).
 inline bool records(std::initializer_list<const at::Tensor *> inputs) {
   if (!at::GradMode::is_enabled()) return false;
-  for (const Tensor *t : inputs)
+  for (const at::Tensor *t : inputs)
     if (t->defined() && t->requires_grad()) return true;
   return false;
 }
